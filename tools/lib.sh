@@ -1,0 +1,87 @@
+# shellcheck shell=bash
+# Shared helpers for the host-side build and test scripts.  Sourced, not run.
+
+BA_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Expensive builds live outside the repository, keyed by their inputs.
+BA_CACHE=${BTRFS_AUTH_CACHE:-/var/cache/btrfs-auth}
+
+ba_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+ba_die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+
+# Run "$@" holding an exclusive lock, so parallel tests that need the same
+# cached artefact build it once and the others wait for it.
+ba_locked() {
+	local name=$1; shift
+	mkdir -p "$BA_CACHE/locks"
+	(
+		flock 9 || exit 1
+		"$@"
+	) 9>"$BA_CACHE/locks/$name.lock"
+}
+
+# Hash of the named files' contents (and names), for cache keys.
+ba_hash_files() {
+	local f
+	for f in "$@"; do
+		printf '%s\0' "${f##*/}"
+		cat "$f"
+	done | sha256sum | cut -c1-16
+}
+
+# Write deb822 deb-src stanzas derived from the machine's own Debian
+# sources into directory $1.  Only stanzas for this release's suites are
+# taken, so third-party repositories never become source entries.
+ba_derive_debsrc() {
+	local out=$1 codename f
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	[ -n "$codename" ] || ba_die "cannot read VERSION_CODENAME from /etc/os-release"
+	mkdir -p "$out"
+	: >"$out/derived.sources"
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -e "$f" ] || continue
+		awk -v rel="$codename" '
+			function flush() {
+				if (st != "" && st ~ /(^|\n)Types:[^\n]*deb( |\n|$)/ &&
+				    st ~ ("(^|\n)Suites:[^\n]*" rel) &&
+				    st !~ /(^|\n)Enabled: *no/) {
+					sub(/(^|\n)Types:[^\n]*/, "\nTypes: deb-src", st)
+					sub(/^\n/, "", st)
+					print st "\n"
+				}
+				st = ""
+			}
+			/^[ \t]*#/ { next }
+			/^[ \t]*$/ { flush(); next }
+			{ st = (st == "" ? $0 : st "\n" $0) }
+			END { flush() }' "$f" >>"$out/derived.sources"
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -e "$f" ] || continue
+		awk -v rel="$codename" '$1 == "deb" && $0 ~ (" " rel) { $1 = "deb-src"; print }' \
+			"$f" >"$out/derived.list.tmp"
+		[ -s "$out/derived.list.tmp" ] && cat "$out/derived.list.tmp" >>"$out/derived.list"
+		rm -f "$out/derived.list.tmp"
+	done
+	[ -s "$out/derived.sources" ] || [ -s "$out/derived.list" ] ||
+		ba_die "no Debian '$codename' entry in /etc/apt/sources*; cannot derive a deb-src entry"
+}
+
+# Download and unpack Debian source package $1 into directory $2 using a
+# private apt state, so the machine's own apt configuration is untouched.
+# Prints the unpacked source directory.
+ba_apt_source() {
+	local pkg=$1 dest=$2 aptdir
+	aptdir="$BA_CACHE/apt-src"
+	rm -rf "$aptdir/etc"
+	mkdir -p "$aptdir/etc" "$aptdir/lists/partial" "$dest"
+	ba_derive_debsrc "$aptdir/etc"
+	local -a opts=(-o "Dir::Etc::SourceParts=$aptdir/etc"
+		-o "Dir::Etc::SourceList=/dev/null"
+		-o "Dir::State::Lists=$aptdir/lists")
+	[ -s "$aptdir/etc/derived.list" ] &&
+		opts[1]="Dir::Etc::SourceList=$aptdir/etc/derived.list"
+	apt-get "${opts[@]}" -q update >&2 || ba_die "apt-get update of the derived deb-src entries failed"
+	(cd "$dest" && apt-get "${opts[@]}" -q source "$pkg") >&2 ||
+		ba_die "apt-get source $pkg failed"
+	find "$dest" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | head -n1
+}
