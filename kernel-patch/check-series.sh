@@ -5,7 +5,8 @@
 #   applies     every patch applies in order, without fuzz or offset
 #   checkpatch  scripts/checkpatch.pl --strict of the same tree reports no
 #               error and no warning for any patch
-#   build-each  fs/btrfs builds after every patch, not only the last one
+#   build-each  fs/btrfs builds without warnings after every patch, not
+#               only after the last one
 #               (cached by series hash: it takes minutes)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -72,7 +73,12 @@ build_each() {
 			tail -n 30 "$tree/../build-$n.log"
 			return 1
 		fi
-		echo "ok   builds after $p"
+		if grep -q 'warning:' "$tree/../build-$n.log"; then
+			echo "FAIL compiler warnings after $p:"
+			grep -A3 'warning:' "$tree/../build-$n.log"
+			return 1
+		fi
+		echo "ok   builds without warnings after $p"
 	done < <(patches)
 }
 

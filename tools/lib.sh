@@ -85,3 +85,40 @@ ba_apt_source() {
 		ba_die "apt-get source $pkg failed"
 	find "$dest" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | head -n1
 }
+
+# The Debian archive this machine installs from, for debootstrap: the URI of
+# the first enabled entry for this release's main suite, read from the
+# machine's own apt sources at run time.
+ba_debian_mirror() {
+	local codename f uri=''
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -e "$f" ] || continue
+		uri=$(awk -v rel="$codename" '
+			function flush() {
+				if (!done && st ~ ("(^|\n)Suites:[^\n]*[ \t]" rel "([ \t]|\n|$)") &&
+				    st ~ /(^|\n)Types:[^\n]*deb([ \t]|\n|$)/ && st !~ /Enabled: *no/ &&
+				    match(st, /(^|\n)URIs:[ \t]*[^ \t\n]+/)) {
+					u = substr(st, RSTART, RLENGTH)
+					sub(/.*URIs:[ \t]*/, "", u)
+					print u
+					done = 1
+				}
+				st = ""
+			}
+			/^[ \t]*#/ { next }
+			/^[ \t]*$/ { flush(); next }
+			{ st = st "\n" $0 }
+			END { flush() }' "$f")
+		[ -n "$uri" ] && break
+	done
+	if [ -z "$uri" ]; then
+		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+			[ -e "$f" ] || continue
+			uri=$(awk -v rel="$codename" '$1 == "deb" && $3 == rel { print $2; exit }' "$f")
+			[ -n "$uri" ] && break
+		done
+	fi
+	[ -n "$uri" ] || ba_die "no Debian '$codename' entry in /etc/apt/sources*; cannot tell debootstrap where to download from"
+	echo "$uri"
+}

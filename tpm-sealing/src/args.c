@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "exit-codes.h"
+#include "keyfile.h"
+#include "keyring.h"
+#include "tpm2-context.h"
+#include "tpm2-pcr.h"
+
+enum {
+        C_ENROLL = 1 << 0,
+        C_LOAD = 1 << 1,
+        C_LOCK = 1 << 2,
+        C_STATUS = 1 << 3,
+        C_ALL = C_ENROLL | C_LOAD | C_LOCK | C_STATUS,
+};
+
+enum {
+        OPT_TCTI = 0x100, OPT_TPM_WAIT, OPT_CONFIG_DIR, OPT_KEY_FILE, OPT_GENERATE, OPT_RECOVERY_FILE, OPT_PCRS,
+        OPT_PCR_VALUE, OPT_LOCK_PCR, OPT_PIN, OPT_PIN_FROM, OPT_PIN_TRIES, OPT_DEVICE, OPT_UUID,
+        OPT_DESCRIPTION, OPT_FORCE, OPT_CHECK, OPT_KEYRING, OPT_LOCK, OPT_PCR, OPT_NO_TPM,
+};
+
+static const struct {
+        struct option opt;
+        unsigned commands;
+} option_table[] = {
+        { { "help", no_argument, NULL, 'h' }, C_ALL },
+        { { "verbose", no_argument, NULL, 'v' }, C_ALL },
+        { { "quiet", no_argument, NULL, 'q' }, C_ALL },
+        { { "tcti", required_argument, NULL, OPT_TCTI }, C_ALL },
+        { { "tpm-wait", required_argument, NULL, OPT_TPM_WAIT }, C_ALL },
+        { { "config-dir", required_argument, NULL, OPT_CONFIG_DIR }, C_ENROLL | C_LOAD | C_STATUS },
+        { { "key-file", required_argument, NULL, OPT_KEY_FILE }, C_ENROLL },
+        { { "generate", no_argument, NULL, OPT_GENERATE }, C_ENROLL },
+        { { "recovery-file", required_argument, NULL, OPT_RECOVERY_FILE }, C_ENROLL },
+        { { "pcrs", required_argument, NULL, OPT_PCRS }, C_ENROLL },
+        { { "pcr-value", required_argument, NULL, OPT_PCR_VALUE }, C_ENROLL },
+        { { "lock-pcr", required_argument, NULL, OPT_LOCK_PCR }, C_ENROLL },
+        { { "pin", no_argument, NULL, OPT_PIN }, C_ENROLL },
+        { { "pin-from", required_argument, NULL, OPT_PIN_FROM }, C_ENROLL | C_LOAD },
+        { { "pin-tries", required_argument, NULL, OPT_PIN_TRIES }, C_LOAD },
+        { { "device", required_argument, NULL, OPT_DEVICE }, C_ENROLL },
+        { { "uuid", required_argument, NULL, OPT_UUID }, C_ENROLL },
+        { { "description", required_argument, NULL, OPT_DESCRIPTION }, C_ENROLL },
+        { { "force", no_argument, NULL, OPT_FORCE }, C_ENROLL },
+        { { "check", required_argument, NULL, OPT_CHECK }, C_LOAD },
+        { { "keyring", required_argument, NULL, OPT_KEYRING }, C_LOAD },
+        { { "lock", no_argument, NULL, OPT_LOCK }, C_LOAD },
+        { { "pcr", required_argument, NULL, OPT_PCR }, C_LOCK },
+        { { "no-tpm", no_argument, NULL, OPT_NO_TPM }, C_STATUS },
+};
+
+static const struct {
+        const char *name;
+        enum ba_command command;
+        unsigned bit;
+} commands[] = {
+        { "enroll", BA_CMD_ENROLL, C_ENROLL },
+        { "load", BA_CMD_LOAD, C_LOAD },
+        { "lock", BA_CMD_LOCK, C_LOCK },
+        { "status", BA_CMD_STATUS, C_STATUS },
+};
+
+static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...) {
+        char msg[512];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        log_error("%s Try 'btrfs-auth --help'.", msg);
+        return BA_EXIT_USAGE;
+}
+
+static void build_options(unsigned bit, struct option *out) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(option_table); i++)
+                if (option_table[i].commands & bit)
+                        out[n++] = option_table[i].opt;
+        out[n] = (struct option) { 0 };
+}
+
+static int parse_pcr_value(struct ba_args *a, const char *arg) {
+        char idx[4];
+        const char *eq = strchr(arg, '=');
+        unsigned pcr;
+
+        if (!eq || eq == arg || (size_t) (eq - arg) >= sizeof(idx))
+                return usage_error("--pcr-value needs PCR=HEX (64 hex digits), not '%s'.", arg);
+        memcpy(idx, arg, (size_t) (eq - arg));
+        idx[eq - arg] = '\0';
+        if (ba_parse_uint(idx, BA_PCR_COUNT - 1, &pcr) < 0)
+                return usage_error("--pcr-value: '%s' does not start with a PCR number 0..23.", arg);
+        if (ba_hex_decode(eq + 1, a->pcr_values[pcr], BA_DIGEST_SIZE) < 0)
+                return usage_error("--pcr-value: '%s' is not PCR=64 hex digits (a sha256 value).", arg);
+        if (a->pcr_value_mask & (UINT32_C(1) << pcr))
+                return usage_error("--pcr-value given twice for PCR %s.", idx);
+        a->pcr_value_mask |= UINT32_C(1) << pcr;
+        return 0;
+}
+
+static int parse_lockable_pcr(const char *opt, const char *arg, int *out) {
+        unsigned pcr;
+
+        if (ba_parse_uint(arg, BA_PCR_COUNT - 1, &pcr) < 0)
+                return usage_error("%s is not a PCR number 0..23.", arg);
+        if (!ba_lock_pcr_allowed(pcr))
+                return usage_error("%s %u: PCRs 16 and 23 can be reset from locality 0 and PCRs 17-22 only "
+                                   "take extends from D-RTM localities, so none of them can lock; use 0-15 "
+                                   "(default 15).", opt, pcr);
+        *out = (int) pcr;
+        return 0;
+}
+
+static int parse_enroll_option(struct ba_args *a, int c, const char *arg) {
+        switch (c) {
+        case OPT_KEY_FILE:
+                a->key_file = arg;
+                return 0;
+        case OPT_GENERATE:
+                a->generate = true;
+                return 0;
+        case OPT_RECOVERY_FILE:
+                a->recovery_file = arg;
+                return 0;
+        case OPT_PCRS:
+                if (ba_parse_pcr_list(arg, &a->pcr_mask) < 0)
+                        return usage_error("--pcrs: '%s' is not a list of PCRs 0..23 like 7 or 0,2,7 or none.", arg);
+                return 0;
+        case OPT_PCR_VALUE:
+                return parse_pcr_value(a, arg);
+        case OPT_LOCK_PCR:
+                return parse_lockable_pcr("--lock-pcr", arg, &a->lock_pcr);
+        case OPT_PIN:
+                a->pin = true;
+                return 0;
+        case OPT_DEVICE:
+                a->device = arg;
+                return 0;
+        case OPT_UUID:
+                if (ba_uuid_parse(arg, a->uuid) < 0)
+                        return usage_error("--uuid: '%s' is not a UUID like 01234567-89ab-cdef-0123-456789abcdef.", arg);
+                a->has_uuid = true;
+                return 0;
+        case OPT_DESCRIPTION:
+                a->description_opt = arg;
+                return 0;
+        case OPT_FORCE:
+                a->force = true;
+                return 0;
+        default:
+                return usage_error("Option 0x%x is not handled.", (unsigned) c);
+        }
+}
+
+static int parse_other_option(struct ba_args *a, int c, const char *arg) {
+        switch (c) {
+        case OPT_PIN_FROM:
+                if (ba_pin_source_parse(arg, &a->pin_from) < 0)
+                        return usage_error("--pin-from: '%s' is not one of auto, tty, stdin, ask-password.", arg);
+                return 0;
+        case OPT_PIN_TRIES:
+                if (ba_parse_uint(arg, 10, &a->pin_tries) < 0 || a->pin_tries == 0)
+                        return usage_error("--pin-tries: '%s' is not a number 1..10.", arg);
+                return 0;
+        case OPT_CHECK:
+                a->check_device = arg;
+                return 0;
+        case OPT_KEYRING:
+                if (ba_keyring_parse(arg, &a->keyring) < 0)
+                        return usage_error("--keyring: '%s' is not user, session, process, thread, "
+                                           "user-session or a keyring id.", arg);
+                return 0;
+        case OPT_LOCK:
+                a->lock_after = true;
+                return 0;
+        case OPT_PCR:
+                return parse_lockable_pcr("--pcr", arg, &a->lock_pcr);
+        case OPT_NO_TPM:
+                a->no_tpm = true;
+                return 0;
+        default:
+                return parse_enroll_option(a, c, arg);
+        }
+}
+
+static int parse_option(struct ba_args *a, int c, const char *arg) {
+        switch (c) {
+        case 'h':
+                a->command = BA_CMD_HELP;
+                return 0;
+        case 'v':
+                a->log_level = BA_LOG_DEBUG;
+                return 0;
+        case 'q':
+                a->log_level = BA_LOG_WARNING;
+                return 0;
+        case OPT_TCTI:
+                a->tcti = arg;
+                return 0;
+        case OPT_TPM_WAIT:
+                if (ba_parse_uint(arg, BA_TPM_WAIT_MAX, &a->tpm_wait) < 0)
+                        return usage_error("--tpm-wait: '%s' is not a number of seconds 0..%d.", arg, BA_TPM_WAIT_MAX);
+                a->tpm_wait_set = true;
+                return 0;
+        case OPT_CONFIG_DIR:
+                a->config_dir = arg;
+                return 0;
+        default:
+                return parse_other_option(a, c, arg);
+        }
+}
+
+static int getopt_error(int c, char **argv, const char *cmd) {
+        const char *arg = argv[optind - 1];
+
+        if (c == ':')
+                return usage_error("Option '%s' of '%s' needs a value.", arg, cmd);
+        return usage_error("'%s' is not an option of 'btrfs-auth %s'.", arg, cmd);
+}
+
+static int parse_options(int argc, char **argv, unsigned bit, struct ba_args *a) {
+        struct option opts[ELEMENTSOF(option_table) + 1];
+        int c, r;
+
+        build_options(bit, opts);
+        optind = 0; /* glibc: full reinitialization, so tests can parse repeatedly */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":hvq", opts, NULL)) != -1) {
+                if (c == '?' || c == ':')
+                        return getopt_error(c, argv, argv[0]);
+                r = parse_option(a, c, optarg);
+                if (r != 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int derive_description(const char *path, char **ret) {
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        size_t n = strlen(base), slen = strlen(BA_KEYFILE_SUFFIX);
+        char name[BA_NAME_MAX + 1];
+
+        if (n <= slen || strcmp(base + n - slen, BA_KEYFILE_SUFFIX) != 0 || n - slen > BA_NAME_MAX)
+                return usage_error("Cannot tell NAME from '%s' (not NAME.sealed): give --description=btrfs:NAME.",
+                                   path);
+        memcpy(name, base, n - slen);
+        name[n - slen] = '\0';
+        if (!ba_name_valid(name))
+                return usage_error("'%s' is not a valid NAME (letters, digits, _ - . @ +; not starting with .).", name);
+        return asprintf(ret, BA_DESCRIPTION_PREFIX "%s", name) < 0 ? -ENOMEM : 0;
+}
+
+static bool target_is_path(const char *t) {
+        size_t n = strlen(t), slen = strlen(BA_KEYFILE_SUFFIX);
+
+        return strchr(t, '/') || (n >= slen && strcmp(t + n - slen, BA_KEYFILE_SUFFIX) == 0);
+}
+
+/* NAME means <config-dir>/NAME.sealed and btrfs:NAME; anything with a slash or ending in .sealed is a path. */
+static int resolve_target(struct ba_args *a) {
+        if (target_is_path(a->target)) {
+                a->key_path = strdup(a->target);
+                if (!a->key_path)
+                        return -ENOMEM;
+                if (a->command != BA_CMD_ENROLL)
+                        return 0;
+                if (a->description_opt) {
+                        if (!ba_description_valid(a->description_opt, strlen(a->description_opt)))
+                                return usage_error("--description: '%s' is not btrfs:NAME.", a->description_opt);
+                        a->description = strdup(a->description_opt);
+                        return a->description ? 0 : -ENOMEM;
+                }
+                return derive_description(a->target, &a->description);
+        }
+        if (!ba_name_valid(a->target))
+                return usage_error("'%s' is not a valid NAME (letters, digits, _ - . @ +; not starting with .) "
+                                   "nor a path.", a->target);
+        if (a->description_opt)
+                return usage_error("--description only goes with a key file path; NAME '%s' already names the key.",
+                                   a->target);
+        a->target_is_name = true;
+        if (asprintf(&a->key_path, "%s/%s" BA_KEYFILE_SUFFIX, a->config_dir, a->target) < 0 ||
+            asprintf(&a->description, BA_DESCRIPTION_PREFIX "%s", a->target) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static int check_enroll(struct ba_args *a) {
+        if (!!a->key_file == a->generate)
+                return usage_error("%s", "enroll needs exactly one of --key-file=FILE and --generate.");
+        if (a->generate != !!a->recovery_file)
+                return usage_error("%s", "--generate and --recovery-file=FILE go together: the generated key must "
+                                   "be kept as recovery material.");
+        if (a->device && a->has_uuid)
+                return usage_error("%s", "--device and --uuid both set the filesystem UUID; give one.");
+        /* Explicit values and the lock PCR are part of the selection. */
+        a->pcr_mask |= a->pcr_value_mask;
+        if (a->lock_pcr >= 0)
+                a->pcr_mask |= UINT32_C(1) << a->lock_pcr;
+        if (a->pcr_mask == 0 && !a->pin)
+                return usage_error("%s", "Nothing to seal to: choose PCRs (--pcrs) and/or --pin.");
+        return 0;
+}
+
+static int check_command(struct ba_args *a, int npos) {
+        int want = a->command == BA_CMD_LOCK ? 0 : 1;
+        static const char *const names[] = { [BA_CMD_ENROLL] = "enroll", [BA_CMD_LOAD] = "load",
+                                             [BA_CMD_LOCK] = "lock", [BA_CMD_STATUS] = "status" };
+
+        if (npos != want)
+                return usage_error("'btrfs-auth %s' takes %s.", names[a->command],
+                                   want ? "one NAME or key file path" : "no NAME");
+        if (!a->tpm_wait_set)
+                a->tpm_wait = a->command == BA_CMD_STATUS ? 0 : BA_TPM_WAIT_DEFAULT;
+        if (a->command == BA_CMD_LOCK && a->lock_pcr < 0)
+                a->lock_pcr = BA_LOCK_PCR_DEFAULT;
+        if (a->command == BA_CMD_ENROLL)
+                return check_enroll(a);
+        return 0;
+}
+
+static void args_init(struct ba_args *a) {
+        memset(a, 0, sizeof(*a));
+        a->config_dir = BA_CONFIG_DIR_DEFAULT;
+        a->log_level = BA_LOG_INFO;
+        a->lock_pcr = -1;
+        a->pcr_mask = UINT32_C(1) << 7;
+        a->keyring = KEY_SPEC_USER_KEYRING;
+        a->pin_from = BA_PIN_FROM_AUTO;
+        a->pin_tries = BA_PIN_TRIES_DEFAULT;
+}
+
+static int find_command(const char *name, struct ba_args *a, unsigned *bit) {
+        if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+                a->command = BA_CMD_HELP;
+                return 0;
+        }
+        if (strcmp(name, "--version") == 0) {
+                a->command = BA_CMD_VERSION;
+                return 0;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                if (strcmp(name, commands[i].name) == 0) {
+                        a->command = commands[i].command;
+                        *bit = commands[i].bit;
+                        return 0;
+                }
+        return usage_error("Unknown command '%s': use enroll, load, lock or status.", name);
+}
+
+int ba_args_parse(int argc, char **argv, struct ba_args *a) {
+        unsigned bit = 0;
+        int r;
+
+        args_init(a);
+        if (argc < 2)
+                return usage_error("%s", "No command given.");
+        r = find_command(argv[1], a, &bit);
+        if (r != 0 || a->command == BA_CMD_HELP || a->command == BA_CMD_VERSION)
+                return r;
+        r = parse_options(argc - 1, argv + 1, bit, a);
+        if (r != 0 || a->command == BA_CMD_HELP)
+                return r;
+        r = check_command(a, argc - 1 - optind);
+        if (r != 0)
+                return r;
+        if (argc - 1 > optind) {
+                a->target = argv[1 + optind];
+                r = resolve_target(a);
+                if (r < 0)
+                        return log_fail(BA_EXIT_FAILURE, "Out of memory.");
+        }
+        return r;
+}
+
+void ba_args_free(struct ba_args *a) {
+        free(a->key_path);
+        free(a->description);
+        a->key_path = a->description = NULL;
+}
+
+void ba_usage(FILE *f) {
+        fputs("Usage: btrfs-auth COMMAND [OPTIONS] [NAME|FILE]\n"
+              "\n"
+              "Seal an authenticated-btrfs key to the TPM and load it into the kernel keyring.\n"
+              "NAME stands for <config-dir>/NAME.sealed and the key btrfs:NAME.\n"
+              "\n"
+              "Commands:\n"
+              "  enroll NAME|FILE  seal a key: --key-file=FILE|- or --generate --recovery-file=FILE\n"
+              "                    [--pcrs=LIST] [--pcr-value=PCR=HEX]... [--lock-pcr=PCR] [--pin]\n"
+              "                    [--device=DEV|--uuid=UUID] [--description=btrfs:NAME] [--force]\n"
+              "  load NAME|FILE    unseal into the keyring: [--check=DEV] [--keyring=RING] [--lock]\n"
+              "                    [--pin-from=auto|tty|stdin|ask-password] [--pin-tries=N]\n"
+              "  lock              extend the lock PCR: [--pcr=PCR] (default 15)\n"
+              "  status NAME|FILE  what the key is bound to, whether it unseals now: [--no-tpm]\n"
+              "\n"
+              "Common options: --tcti=TCTI (default $TPM2TOOLS_TCTI, $TCTI, device:/dev/tpmrm0),\n"
+              "  --tpm-wait=SECONDS (default 10, status 0), --config-dir=DIR (default /etc/btrfs-auth),\n"
+              "  -v/--verbose, -q/--quiet, -h/--help, --version\n"
+              "\n"
+              "Exit codes: 0 ok, 1 other failure, 2 usage, 3 no TPM, 4 PCR policy not satisfied,\n"
+              "  5 wrong PIN, 6 TPM lockout, 7 bad key file, 8 key not authentic for the device,\n"
+              "  9 keyring failure, 10 other TPM error, 11 no key file, 12 device unreadable.\n"
+              "See btrfs-auth(8).\n", f);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <keyutils.h>
+
+#include "log.h"
+#include "pin.h"
+#include "policy.h"
+#include "util.h"
+
+#define BA_CONFIG_DIR_DEFAULT "/etc/btrfs-auth"
+#define BA_TPM_WAIT_MAX 3600
+#define BA_PIN_TRIES_DEFAULT 3
+
+enum ba_command {
+        BA_CMD_HELP,
+        BA_CMD_VERSION,
+        BA_CMD_ENROLL,
+        BA_CMD_LOAD,
+        BA_CMD_LOCK,
+        BA_CMD_STATUS,
+};
+
+struct ba_args {
+        enum ba_command command;
+        const char *target;     /* NAME or path as given */
+        bool target_is_name;
+        char *key_path;         /* the key file */
+        char *description;      /* btrfs:NAME: for enroll what to record, for load/status by NAME what to expect */
+        const char *config_dir;
+        const char *tcti;       /* NULL: environment or default */
+        unsigned tpm_wait;
+        bool tpm_wait_set;
+        enum ba_log_level log_level;
+
+        /* enroll */
+        const char *key_file;   /* "-" is stdin */
+        bool generate;
+        const char *recovery_file;
+        uint32_t pcr_mask;
+        uint32_t pcr_value_mask; /* PCRs given explicitly with --pcr-value */
+        ba_pcr_values pcr_values;
+        int lock_pcr;           /* enroll: -1 none; lock: the PCR to extend */
+        bool pin;
+        const char *device;
+        bool has_uuid;
+        uint8_t uuid[BA_UUID_SIZE];
+        const char *description_opt;
+        bool force;
+
+        /* load */
+        const char *check_device;
+        key_serial_t keyring;
+        bool lock_after;
+        enum ba_pin_source pin_from;
+        unsigned pin_tries;
+
+        /* status */
+        bool no_tpm;
+};
+
+/* Returns 0, or BA_EXIT_USAGE after logging what is wrong. */
+int ba_args_parse(int argc, char **argv, struct ba_args *a);
+void ba_args_free(struct ba_args *a);
+void ba_usage(FILE *f);

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "crypto.h"
+#include "exit-codes.h"
+#include "fileio.h"
+#include "pin-prompt.h"
+#include "log.h"
+#include "tpm2-pcr.h"
+#include "tpm2-seal.h"
+
+#define GENERATED_KEY_SIZE 32
+
+static int generate_key(struct ba_secret *key) {
+        size_t got = 0;
+
+        while (got < GENERATED_KEY_SIZE) {
+                ssize_t n = getrandom(key->data + got, GENERATED_KEY_SIZE - got, 0);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        log_error_errno(errno, "Cannot get random bytes (getrandom)");
+                        return BA_EXIT_FAILURE;
+                }
+                got += (size_t) n;
+        }
+        key->len = GENERATED_KEY_SIZE;
+        return 0;
+}
+
+static int read_key_file(const char *path, struct ba_secret *key) {
+        bool is_stdin = strcmp(path, "-") == 0;
+        int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        int r;
+
+        if (fd < 0) {
+                log_error_errno(errno, "Cannot open key file %s", path);
+                return BA_EXIT_FAILURE;
+        }
+        r = ba_read_fd_secret(fd, key);
+        if (!is_stdin)
+                close(fd);
+        if (r == -EFBIG)
+                return log_fail(BA_EXIT_FAILURE, "The key in %s is longer than %d bytes, the most a TPM seals.",
+                                is_stdin ? "stdin" : path, BA_KEY_MAX_SIZE);
+        if (r < 0) {
+                log_error_errno(r, "Cannot read key file %s", path);
+                return BA_EXIT_FAILURE;
+        }
+        if (key->len == 0)
+                return log_fail(BA_EXIT_FAILURE, "The key in %s is empty.", is_stdin ? "stdin" : path);
+        return 0;
+}
+
+static int get_key(const struct ba_args *a, struct ba_secret *key) {
+        if (ba_secret_new(key, BA_KEY_MAX_SIZE) < 0)
+                return log_fail(BA_EXIT_FAILURE, "Out of memory for the key buffer.");
+        return a->generate ? generate_key(key) : read_key_file(a->key_file, key);
+}
+
+/* Refuse before any PIN prompt or TPM work, so nothing is wasted on a doomed enrollment. */
+static int check_outputs(const struct ba_args *a) {
+        if (!a->force && access(a->key_path, F_OK) == 0)
+                return log_fail(BA_EXIT_FAILURE, "Key file %s already exists; pass --force to replace it.",
+                                a->key_path);
+        if (a->recovery_file && access(a->recovery_file, F_OK) == 0)
+                return log_fail(BA_EXIT_FAILURE, "Recovery file %s already exists; refusing to overwrite a key "
+                                "someone may rely on. Choose another path.", a->recovery_file);
+        return 0;
+}
+
+static int bind_device(const struct ba_args *a, const struct ba_secret *key, struct ba_keyfile *kf) {
+        uint8_t sb[BA_SB_SIZE];
+        struct ba_sb_info info;
+        int r;
+
+        if (a->has_uuid) {
+                memcpy(kf->fs_uuid, a->uuid, BA_UUID_SIZE);
+                kf->has_fs_uuid = true;
+                return 0;
+        }
+        if (!a->device)
+                return 0;
+        r = ba_device_read(a->device, sb, &info);
+        if (r == 0)
+                r = ba_device_verify_key(a->device, sb, &info, key->data, key->len, a->description);
+        if (r != 0)
+                return r;
+        memcpy(kf->fs_uuid, info.fsid, BA_UUID_SIZE);
+        kf->has_fs_uuid = true;
+        return 0;
+}
+
+static void warn_unmeasured(uint32_t mask, const ba_pcr_values values) {
+        static const uint8_t zero[BA_DIGEST_SIZE];
+
+        for (unsigned i = 0; i < BA_PCR_COUNT; i++)
+                if ((mask & (UINT32_C(1) << i)) && memcmp(values[i], zero, BA_DIGEST_SIZE) == 0)
+                        log_warning("PCR %u is all zeros: nothing was measured into it, so binding to it "
+                                    "proves nothing about this boot.", i);
+}
+
+/* Current values by default; explicit --pcr-value wins; the lock PCR gets its value at TPM startup (zeros). */
+static int choose_pcr_values(const struct ba_args *a, struct ba_tpm *t, struct ba_keyfile *kf) {
+        uint32_t lock_bit = a->lock_pcr >= 0 ? UINT32_C(1) << a->lock_pcr : 0;
+        uint32_t read_mask = a->pcr_mask & ~a->pcr_value_mask & ~lock_bit;
+        int r;
+
+        kf->pcr_mask = a->pcr_mask;
+        kf->lock_pcr = a->lock_pcr;
+        r = ba_tpm_pcr_read(t, read_mask, kf->pcr_values);
+        if (r != 0)
+                return r;
+        warn_unmeasured(read_mask, kf->pcr_values);
+        for (unsigned i = 0; i < BA_PCR_COUNT; i++)
+                if (a->pcr_value_mask & (UINT32_C(1) << i))
+                        memcpy(kf->pcr_values[i], a->pcr_values[i], BA_DIGEST_SIZE);
+        if (lock_bit && !(a->pcr_value_mask & lock_bit))
+                memset(kf->pcr_values[a->lock_pcr], 0, BA_DIGEST_SIZE);
+        if (a->lock_pcr >= 0 && a->lock_pcr != BA_LOCK_PCR_DEFAULT)
+                log_warning("Lock PCR %d: make sure nothing else extends it before btrfs-auth load runs, and "
+                            "that its boot-time value is the sealed one.", a->lock_pcr);
+        return 0;
+}
+
+static int seal_with_tpm(const struct ba_args *a, const struct ba_secret *key, const struct ba_secret *auth,
+                         struct ba_keyfile *kf) {
+        struct ba_tpm t;
+        int r;
+
+        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+        if (r != 0)
+                return r;
+        r = ba_tpm_get_srk(&t, NULL);
+        if (r == 0)
+                r = ba_tpm_srk_name(&t, &kf->parent_name);
+        if (r == 0)
+                r = choose_pcr_values(a, &t, kf);
+        if (r == 0 && ba_policy_digest(kf->pcr_mask, kf->pcr_values, kf->pin, kf->policy_digest) < 0)
+                r = log_fail(BA_EXIT_FAILURE, "Cannot compute the policy digest (libcrypto failure).");
+        if (r == 0)
+                r = ba_tpm_seal(&t, key, auth->data ? (const TPM2B_AUTH *) auth->data : NULL, kf->policy_digest,
+                                &kf->public, &kf->private);
+        ba_tpm_close(&t);
+        return r;
+}
+
+static int write_recovery(const struct ba_args *a, const struct ba_secret *key) {
+        int r;
+
+        if (!a->generate)
+                return 0;
+        r = ba_write_file_atomic(a->recovery_file, key->data, key->len, false);
+        if (r == -EEXIST)
+                return log_fail(BA_EXIT_FAILURE, "Recovery file %s already exists; refusing to overwrite it.",
+                                a->recovery_file);
+        if (r < 0) {
+                log_error_errno(r, "Cannot write recovery file %s", a->recovery_file);
+                return BA_EXIT_FAILURE;
+        }
+        log_info("Wrote the generated key to %s (mode 0600): keep it offline as recovery material, and use it "
+                 "with mkfs.btrfs --auth-key-file.", a->recovery_file);
+        return 0;
+}
+
+static int ensure_config_dir(const struct ba_args *a) {
+        /* Only for NAME targets: an explicit path's directory is the caller's business. */
+        if (!a->target_is_name)
+                return 0;
+        if (mkdir(a->config_dir, 0700) < 0 && errno != EEXIST) {
+                log_error_errno(errno, "Cannot create %s", a->config_dir);
+                return BA_EXIT_FAILURE;
+        }
+        return 0;
+}
+
+static void report(const struct ba_args *a, const struct ba_keyfile *kf) {
+        char pcrs[64];
+
+        if (kf->pcr_mask == 0) {
+                log_info("Sealed %s to a PIN only in %s.", kf->description, a->key_path);
+                return;
+        }
+        ba_pcr_mask_format(kf->pcr_mask, pcrs, sizeof(pcrs));
+        log_info("Sealed %s to sha256 PCRs %s%s%s in %s.", kf->description, pcrs,
+                 kf->lock_pcr >= 0 ? " (lock PCR included)" : "", kf->pin ? " and a PIN" : "", a->key_path);
+}
+
+int ba_cmd_enroll(const struct ba_args *a) {
+        struct ba_secret key = { 0 }, auth = { 0 };
+        struct ba_keyfile kf;
+        int r;
+
+        ba_keyfile_init(&kf);
+        snprintf(kf.description, sizeof(kf.description), "%s", a->description);
+        kf.pin = a->pin;
+        kf.has_created = true;
+        kf.created = (uint64_t) time(NULL);
+        r = check_outputs(a);
+        if (r == 0)
+                r = get_key(a, &key);
+        if (r == 0)
+                r = bind_device(a, &key, &kf);
+        if (r == 0 && a->pin)
+                r = ba_pin_get_auth(a->pin_from, kf.description, true, &auth);
+        if (r == 0)
+                r = seal_with_tpm(a, &key, &auth, &kf);
+        if (r == 0)
+                r = write_recovery(a, &key);
+        ba_secret_free(&auth);
+        ba_secret_free(&key);
+        if (r == 0)
+                r = ensure_config_dir(a);
+        if (r == 0)
+                r = ba_keyfile_store(a->key_path, &kf, a->force);
+        if (r == 0)
+                report(a, &kf);
+        return r;
+}

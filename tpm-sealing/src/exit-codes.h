@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * Exit codes of btrfs-auth.  They are an interface: systemd units, the
+ * dracut module and the VM tests branch on them, so values never change
+ * meaning; new ones are only ever appended.
+ */
+enum ba_exit {
+        BA_EXIT_OK = 0,
+        BA_EXIT_FAILURE = 1,        /* anything not listed below (I/O, memory, refusing to overwrite) */
+        BA_EXIT_USAGE = 2,          /* bad command line */
+        BA_EXIT_NO_TPM = 3,         /* no TPM within --tpm-wait, TCTI failure, TPM not usable */
+        BA_EXIT_POLICY = 4,         /* PCR policy not satisfied (boot state changed, or locked) */
+        BA_EXIT_BAD_PIN = 5,        /* wrong PIN */
+        BA_EXIT_LOCKOUT = 6,        /* TPM dictionary-attack lockout */
+        BA_EXIT_BAD_KEYFILE = 7,    /* key file corrupt, truncated, unsupported or inconsistent */
+        BA_EXIT_NOT_AUTHENTIC = 8,  /* key does not authenticate the device's superblock / wrong filesystem */
+        BA_EXIT_KEYRING = 9,        /* adding the key to the kernel keyring failed */
+        BA_EXIT_TPM = 10,           /* other TPM error, or key sealed by another TPM */
+        BA_EXIT_NO_KEYFILE = 11,    /* key file does not exist */
+        BA_EXIT_DEVICE = 12,        /* device for --check/--device cannot be read */
+};

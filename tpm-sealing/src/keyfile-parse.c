@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tss2/tss2_mu.h>
+
+#include "crypto.h"
+#include "keyfile.h"
+
+struct parse_ctx {
+        struct ba_keyfile *kf;
+        char *err;
+        size_t err_len;
+        size_t offset; /* of the record being parsed, for messages */
+};
+
+static int __attribute__((format(printf, 3, 4))) pfail(struct parse_ctx *c, int code, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(c->err, c->err_len, fmt, ap);
+        va_end(ap);
+        return code;
+}
+
+static uint16_t get_le16(const uint8_t *p) {
+        return (uint16_t) (p[0] | p[1] << 8);
+}
+
+static uint32_t get_le32(const uint8_t *p) {
+        return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+static uint64_t get_le64(const uint8_t *p) {
+        return (uint64_t) get_le32(p) | (uint64_t) get_le32(p + 4) << 32;
+}
+
+static int rec_description(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        if (!ba_description_valid((const char *) v, len))
+                return pfail(c, -EBADMSG, "key description at offset %zu is not btrfs:NAME", c->offset);
+        memcpy(c->kf->description, v, len);
+        c->kf->description[len] = '\0';
+        return 0;
+}
+
+static int rec_fs_uuid(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        (void) len;
+        memcpy(c->kf->fs_uuid, v, BA_UUID_SIZE);
+        c->kf->has_fs_uuid = true;
+        return 0;
+}
+
+static int rec_pcr_bank(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        (void) len;
+        c->kf->pcr_bank = get_le16(v);
+        if (c->kf->pcr_bank != TPM2_ALG_SHA256)
+                return pfail(c, -EPROTONOSUPPORT, "PCR bank 0x%04x is not supported (only sha256)", c->kf->pcr_bank);
+        return 0;
+}
+
+static int rec_pcr_mask(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        (void) len;
+        c->kf->pcr_mask = get_le32(v);
+        if (c->kf->pcr_mask & ~BA_PCR_ALL_MASK)
+                return pfail(c, -EBADMSG, "PCR selection 0x%08x names PCRs above 23", c->kf->pcr_mask);
+        return 0;
+}
+
+/* Relies on the mask record coming first: records are in ascending type order. */
+static int rec_pcr_values(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        size_t n = 0;
+
+        if (len != (size_t) ba_popcount(c->kf->pcr_mask) * BA_DIGEST_SIZE)
+                return pfail(c, -EBADMSG, "PCR values record at offset %zu holds %zu bytes, the selection needs %u",
+                             c->offset, len, ba_popcount(c->kf->pcr_mask) * BA_DIGEST_SIZE);
+        for (unsigned i = 0; i < BA_PCR_COUNT; i++)
+                if (c->kf->pcr_mask & (UINT32_C(1) << i))
+                        memcpy(c->kf->pcr_values[i], v + BA_DIGEST_SIZE * n++, BA_DIGEST_SIZE);
+        return 0;
+}
+
+static int rec_lock_pcr(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        (void) len;
+        if (!ba_lock_pcr_allowed(v[0]))
+                return pfail(c, -EBADMSG, "lock PCR %u cannot lock anything", v[0]);
+        c->kf->lock_pcr = v[0];
+        return 0;
+}
+
+static int rec_pin(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        (void) len;
+        if (v[0] > 1)
+                return pfail(c, -EBADMSG, "PIN flag at offset %zu is %u, not 0 or 1", c->offset, v[0]);
+        c->kf->pin = v[0];
+        return 0;
+}
+
+static int rec_policy_digest(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        memcpy(c->kf->policy_digest, v, len);
+        return 0;
+}
+
+static int rec_parent_name(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        c->kf->parent_name.size = (uint16_t) len;
+        memcpy(c->kf->parent_name.name, v, len);
+        return 0;
+}
+
+static int rec_tpm_public(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        size_t off = 0;
+
+        if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(v, len, &off, &c->kf->public) != TSS2_RC_SUCCESS || off != len)
+                return pfail(c, -EBADMSG, "sealed object's public part at offset %zu is malformed", c->offset);
+        return 0;
+}
+
+static int rec_tpm_private(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        size_t off = 0;
+
+        if (Tss2_MU_TPM2B_PRIVATE_Unmarshal(v, len, &off, &c->kf->private) != TSS2_RC_SUCCESS || off != len)
+                return pfail(c, -EBADMSG, "sealed object's private part at offset %zu is malformed", c->offset);
+        return 0;
+}
+
+static int rec_created(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        (void) len;
+        c->kf->created = get_le64(v);
+        c->kf->has_created = true;
+        return 0;
+}
+
+static const struct record_rule {
+        uint16_t type;
+        bool required;
+        uint32_t min_len, max_len;
+        int (*parse)(struct parse_ctx *c, const uint8_t *v, size_t len);
+        const char *name;
+} rules[] = {
+        { BA_REC_DESCRIPTION, true, 7, BA_NAME_MAX + 6, rec_description, "description" },
+        { BA_REC_FS_UUID, false, BA_UUID_SIZE, BA_UUID_SIZE, rec_fs_uuid, "filesystem UUID" },
+        { BA_REC_PCR_BANK, true, 2, 2, rec_pcr_bank, "PCR bank" },
+        { BA_REC_PCR_MASK, true, 4, 4, rec_pcr_mask, "PCR selection" },
+        { BA_REC_PCR_VALUES, true, 0, BA_PCR_COUNT * BA_DIGEST_SIZE, rec_pcr_values, "PCR values" },
+        { BA_REC_LOCK_PCR, false, 1, 1, rec_lock_pcr, "lock PCR" },
+        { BA_REC_PIN, true, 1, 1, rec_pin, "PIN flag" },
+        { BA_REC_POLICY_DIGEST, true, BA_DIGEST_SIZE, BA_DIGEST_SIZE, rec_policy_digest, "policy digest" },
+        { BA_REC_PARENT_NAME, true, 2, sizeof(TPMU_NAME), rec_parent_name, "parent name" },
+        { BA_REC_TPM_PUBLIC, true, 2, sizeof(TPM2B_PUBLIC), rec_tpm_public, "sealed object public part" },
+        { BA_REC_TPM_PRIVATE, true, 2, sizeof(TPM2B_PRIVATE), rec_tpm_private, "sealed object private part" },
+        { BA_REC_CREATED, false, 8, 8, rec_created, "creation time" },
+};
+
+static const struct record_rule *find_rule(uint16_t type) {
+        for (size_t i = 0; i < ELEMENTSOF(rules); i++)
+                if (rules[i].type == type)
+                        return &rules[i];
+        return NULL;
+}
+
+static int parse_record(struct parse_ctx *c, uint16_t type, const uint8_t *v, uint32_t len, uint32_t *seen) {
+        const struct record_rule *rule = find_rule(type);
+
+        if (!rule) {
+                if (type & BA_REC_IGNORABLE)
+                        return 0;
+                return pfail(c, -EPROTONOSUPPORT,
+                             "unknown critical record type 0x%04x at offset %zu (written by a newer btrfs-auth?)",
+                             type, c->offset);
+        }
+        if (len < rule->min_len || len > rule->max_len)
+                return pfail(c, -EBADMSG, "%s record at offset %zu has length %u, expected %u..%u",
+                             rule->name, c->offset, len, rule->min_len, rule->max_len);
+        *seen |= UINT32_C(1) << (rule - rules);
+        return rule->parse(c, v, len);
+}
+
+static int check_required(struct parse_ctx *c, uint32_t seen) {
+        for (size_t i = 0; i < ELEMENTSOF(rules); i++)
+                if (rules[i].required && !(seen & (UINT32_C(1) << i)))
+                        return pfail(c, -EBADMSG, "required %s record is missing", rules[i].name);
+        return 0;
+}
+
+static int parse_records(struct parse_ctx *c, const uint8_t *buf, size_t start, size_t end) {
+        uint32_t seen = 0;
+        int prev_type = -1;
+        size_t off = start;
+
+        while (off < end) {
+                uint16_t type;
+                uint32_t len;
+                int r;
+
+                c->offset = off;
+                if (end - off < BA_KEYFILE_RECORD_HEADER_SIZE)
+                        return pfail(c, -EBADMSG, "record header at offset %zu is cut short", off);
+                type = get_le16(buf + off);
+                len = get_le32(buf + off + 2);
+                if (len > end - off - BA_KEYFILE_RECORD_HEADER_SIZE)
+                        return pfail(c, -EBADMSG, "record 0x%04x at offset %zu has length %u, only %zu bytes remain",
+                                     type, off, len, end - off - BA_KEYFILE_RECORD_HEADER_SIZE);
+                if ((int) type <= prev_type)
+                        return pfail(c, -EBADMSG, "record 0x%04x at offset %zu is duplicated or out of order",
+                                     type, off);
+                r = parse_record(c, type, buf + off + BA_KEYFILE_RECORD_HEADER_SIZE, len, &seen);
+                if (r < 0)
+                        return r;
+                prev_type = type;
+                off += BA_KEYFILE_RECORD_HEADER_SIZE + (size_t) len;
+        }
+        return check_required(c, seen);
+}
+
+static int parse_header(struct parse_ctx *c, const uint8_t *buf, size_t len, size_t *ret_body_len) {
+        uint32_t body_len;
+        uint16_t flags;
+        size_t have;
+
+        if (len < BA_KEYFILE_MAGIC_SIZE || memcmp(buf, BA_KEYFILE_MAGIC, BA_KEYFILE_MAGIC_SIZE) != 0)
+                return pfail(c, -EBADMSG, "not a btrfs-auth key file (bad magic)");
+        if (len < BA_KEYFILE_HEADER_SIZE)
+                return pfail(c, -EBADMSG, "truncated: %zu bytes, shorter than the %d-byte header",
+                             len, BA_KEYFILE_HEADER_SIZE);
+        c->kf->version = get_le16(buf + 8);
+        if (c->kf->version != BA_KEYFILE_VERSION)
+                return pfail(c, -EPROTONOSUPPORT, "format version %u is not supported (this btrfs-auth reads %d)",
+                             c->kf->version, BA_KEYFILE_VERSION);
+        flags = get_le16(buf + 10);
+        if (flags != 0)
+                return pfail(c, -EPROTONOSUPPORT, "unknown header flags 0x%04x", flags);
+        body_len = get_le32(buf + 12);
+        have = len - BA_KEYFILE_HEADER_SIZE >= BA_KEYFILE_TRAILER_SIZE ?
+                len - BA_KEYFILE_HEADER_SIZE - BA_KEYFILE_TRAILER_SIZE : 0;
+        if (body_len > BA_KEYFILE_MAX_SIZE)
+                return pfail(c, -EBADMSG, "header announces %u bytes of records, more than any key file", body_len);
+        if (len < BA_KEYFILE_HEADER_SIZE + BA_KEYFILE_TRAILER_SIZE || have < body_len)
+                return pfail(c, -EBADMSG, "truncated: header announces %u bytes of records, the file holds %zu",
+                             body_len, have);
+        if (have > body_len)
+                return pfail(c, -EBADMSG, "%zu bytes of trailing data after the %u bytes of records",
+                             have - body_len, body_len);
+        *ret_body_len = body_len;
+        return 0;
+}
+
+static int check_checksum(struct parse_ctx *c, const uint8_t *buf, size_t len) {
+        uint8_t digest[BA_DIGEST_SIZE];
+
+        if (ba_sha256((const struct ba_iovec[]) { { buf, len - BA_KEYFILE_TRAILER_SIZE } }, 1, digest) < 0)
+                return pfail(c, -EIO, "cannot compute SHA-256");
+        if (memcmp(digest, buf + len - BA_KEYFILE_TRAILER_SIZE, BA_DIGEST_SIZE) != 0)
+                return pfail(c, -EBADMSG, "checksum mismatch: the file is corrupted");
+        return 0;
+}
+
+int ba_keyfile_parse(const uint8_t *buf, size_t len, struct ba_keyfile *kf, char *err, size_t err_len) {
+        struct parse_ctx c = { .kf = kf, .err = err, .err_len = err_len };
+        size_t body_len = 0;
+        int r;
+
+        ba_keyfile_init(kf);
+        if (len > BA_KEYFILE_MAX_SIZE)
+                return pfail(&c, -EBADMSG, "%zu bytes is larger than any key file", len);
+        r = parse_header(&c, buf, len, &body_len);
+        if (r < 0)
+                return r;
+        r = check_checksum(&c, buf, len);
+        if (r < 0)
+                return r;
+        r = parse_records(&c, buf, BA_KEYFILE_HEADER_SIZE, BA_KEYFILE_HEADER_SIZE + body_len);
+        if (r < 0)
+                return r;
+        return ba_keyfile_check(kf, err, err_len);
+}

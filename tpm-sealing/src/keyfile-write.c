@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tss2/tss2_mu.h>
+
+#include "keyfile.h"
+
+struct writer {
+        uint8_t *buf;
+        size_t len;
+        size_t cap;
+        bool overflow;
+};
+
+static void put_le16(uint8_t *p, uint16_t v) {
+        p[0] = (uint8_t) v;
+        p[1] = (uint8_t) (v >> 8);
+}
+
+static void put_le32(uint8_t *p, uint32_t v) {
+        put_le16(p, (uint16_t) v);
+        put_le16(p + 2, (uint16_t) (v >> 16));
+}
+
+static void put_le64(uint8_t *p, uint64_t v) {
+        put_le32(p, (uint32_t) v);
+        put_le32(p + 4, (uint32_t) (v >> 32));
+}
+
+static void put_record(struct writer *w, uint16_t type, const void *v, size_t len) {
+        if (w->overflow || len > w->cap - w->len - BA_KEYFILE_RECORD_HEADER_SIZE) {
+                w->overflow = true;
+                return;
+        }
+        put_le16(w->buf + w->len, type);
+        put_le32(w->buf + w->len + 2, (uint32_t) len);
+        if (len > 0)
+                memcpy(w->buf + w->len + BA_KEYFILE_RECORD_HEADER_SIZE, v, len);
+        w->len += BA_KEYFILE_RECORD_HEADER_SIZE + len;
+}
+
+static void put_pcr_records(struct writer *w, const struct ba_keyfile *kf) {
+        uint8_t bank[2], mask[4], values[BA_PCR_COUNT * BA_DIGEST_SIZE];
+        size_t n = 0;
+
+        put_le16(bank, kf->pcr_bank);
+        put_le32(mask, kf->pcr_mask);
+        for (unsigned i = 0; i < BA_PCR_COUNT; i++)
+                if (kf->pcr_mask & (UINT32_C(1) << i))
+                        memcpy(values + BA_DIGEST_SIZE * n++, kf->pcr_values[i], BA_DIGEST_SIZE);
+        put_record(w, BA_REC_PCR_BANK, bank, sizeof(bank));
+        put_record(w, BA_REC_PCR_MASK, mask, sizeof(mask));
+        put_record(w, BA_REC_PCR_VALUES, values, n * BA_DIGEST_SIZE);
+}
+
+static int put_tpm_records(struct writer *w, const struct ba_keyfile *kf) {
+        uint8_t pub[sizeof(TPM2B_PUBLIC)], priv[sizeof(TPM2B_PRIVATE)];
+        size_t pub_len = 0, priv_len = 0;
+
+        if (Tss2_MU_TPM2B_PUBLIC_Marshal(&kf->public, pub, sizeof(pub), &pub_len) != TSS2_RC_SUCCESS ||
+            Tss2_MU_TPM2B_PRIVATE_Marshal(&kf->private, priv, sizeof(priv), &priv_len) != TSS2_RC_SUCCESS)
+                return -EINVAL;
+        put_record(w, BA_REC_PARENT_NAME, kf->parent_name.name, kf->parent_name.size);
+        put_record(w, BA_REC_TPM_PUBLIC, pub, pub_len);
+        put_record(w, BA_REC_TPM_PRIVATE, priv, priv_len);
+        return 0;
+}
+
+/* Records go out in ascending type order: the parser insists on it. */
+static int put_records(struct writer *w, const struct ba_keyfile *kf) {
+        uint8_t pin = kf->pin, lock, created[8];
+
+        put_record(w, BA_REC_DESCRIPTION, kf->description, strlen(kf->description));
+        if (kf->has_fs_uuid)
+                put_record(w, BA_REC_FS_UUID, kf->fs_uuid, BA_UUID_SIZE);
+        put_pcr_records(w, kf);
+        if (kf->lock_pcr >= 0) {
+                lock = (uint8_t) kf->lock_pcr;
+                put_record(w, BA_REC_LOCK_PCR, &lock, 1);
+        }
+        put_record(w, BA_REC_PIN, &pin, 1);
+        put_record(w, BA_REC_POLICY_DIGEST, kf->policy_digest, BA_DIGEST_SIZE);
+        if (put_tpm_records(w, kf) < 0)
+                return -EINVAL;
+        if (kf->has_created) {
+                put_le64(created, kf->created);
+                put_record(w, BA_REC_CREATED, created, sizeof(created));
+        }
+        return w->overflow ? -EFBIG : 0;
+}
+
+int ba_keyfile_serialize(const struct ba_keyfile *kf, uint8_t **ret, size_t *ret_len, char *err, size_t err_len) {
+        struct writer w = { .cap = BA_KEYFILE_MAX_SIZE - BA_KEYFILE_TRAILER_SIZE };
+        int r;
+
+        r = ba_keyfile_check(kf, err, err_len);
+        if (r < 0)
+                return r;
+        w.buf = calloc(1, BA_KEYFILE_MAX_SIZE);
+        if (!w.buf)
+                return -ENOMEM;
+        memcpy(w.buf, BA_KEYFILE_MAGIC, BA_KEYFILE_MAGIC_SIZE);
+        put_le16(w.buf + 8, BA_KEYFILE_VERSION);
+        put_le16(w.buf + 10, 0);
+        w.len = BA_KEYFILE_HEADER_SIZE;
+        r = put_records(&w, kf);
+        if (r < 0) {
+                free(w.buf);
+                return r;
+        }
+        put_le32(w.buf + 12, (uint32_t) (w.len - BA_KEYFILE_HEADER_SIZE));
+        w.len += BA_KEYFILE_TRAILER_SIZE;
+        r = ba_keyfile_seal_checksum(w.buf, w.len);
+        if (r < 0) {
+                free(w.buf);
+                return r;
+        }
+        *ret = w.buf;
+        *ret_len = w.len;
+        return 0;
+}

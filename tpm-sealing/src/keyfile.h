@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tss2/tss2_tpm2_types.h>
+
+#include "policy.h"
+#include "util.h"
+
+/* docs/key-file-format.md specifies all of this byte by byte. */
+#define BA_KEYFILE_MAGIC "\x89" "BAK\r\n\x1a\n"
+#define BA_KEYFILE_MAGIC_SIZE 8
+#define BA_KEYFILE_VERSION 1
+#define BA_KEYFILE_HEADER_SIZE 16
+#define BA_KEYFILE_TRAILER_SIZE 32
+#define BA_KEYFILE_RECORD_HEADER_SIZE 6
+#define BA_KEYFILE_MAX_SIZE 65536
+#define BA_KEYFILE_SUFFIX ".sealed"
+#define BA_KEY_MAX_SIZE 128 /* MAX_SYM_DATA of the TPM 2.0 library spec */
+
+/* Bit 15 set: a reader that does not know the record may skip it. */
+#define BA_REC_IGNORABLE 0x8000u
+
+enum ba_record_type {
+        BA_REC_DESCRIPTION = 0x0001,
+        BA_REC_FS_UUID = 0x0002,
+        BA_REC_PCR_BANK = 0x0003,
+        BA_REC_PCR_MASK = 0x0004,
+        BA_REC_PCR_VALUES = 0x0005,
+        BA_REC_LOCK_PCR = 0x0006,
+        BA_REC_PIN = 0x0007,
+        BA_REC_POLICY_DIGEST = 0x0008,
+        BA_REC_PARENT_NAME = 0x0009,
+        BA_REC_TPM_PUBLIC = 0x000a,
+        BA_REC_TPM_PRIVATE = 0x000b,
+        BA_REC_CREATED = 0x8001,
+};
+
+struct ba_keyfile {
+        uint16_t version;
+        char description[BA_NAME_MAX + sizeof(BA_DESCRIPTION_PREFIX)];
+        bool has_fs_uuid;
+        uint8_t fs_uuid[BA_UUID_SIZE];
+        uint16_t pcr_bank;
+        uint32_t pcr_mask;
+        ba_pcr_values pcr_values; /* indexed by PCR number; only those in pcr_mask mean anything */
+        int lock_pcr;             /* -1: none */
+        bool pin;
+        uint8_t policy_digest[BA_DIGEST_SIZE];
+        TPM2B_NAME parent_name;
+        TPM2B_PUBLIC public;
+        TPM2B_PRIVATE private;
+        bool has_created;
+        uint64_t created; /* seconds since the epoch */
+};
+
+void ba_keyfile_init(struct ba_keyfile *kf);
+
+/*
+ * A lock PCR must be one the OS (locality 0) can extend but not reset:
+ * 0-15.  PCRs 16 and 23 are resettable from locality 0, so extending them
+ * locks nothing; 17-22 only take extends from the D-RTM localities.
+ */
+bool ba_lock_pcr_allowed(unsigned pcr);
+
+/*
+ * Consistency of the decoded fields with each other and with the sealed
+ * object: what the writer refuses to write and the parser refuses to
+ * accept.  Returns 0 or -EINVAL with a reason in err.
+ */
+int ba_keyfile_check(const struct ba_keyfile *kf, char *err, size_t err_len);
+
+/* Returns 0, -EBADMSG (corrupt/truncated), -EPROTONOSUPPORT (version or critical record unknown)
+ * or -EINVAL (inconsistent); err says what and where. */
+int ba_keyfile_parse(const uint8_t *buf, size_t len, struct ba_keyfile *kf, char *err, size_t err_len);
+
+/* Returns 0 and a malloc'ed buffer, -EINVAL (inconsistent, reason in err) or -ENOMEM. */
+int ba_keyfile_serialize(const struct ba_keyfile *kf, uint8_t **ret, size_t *ret_len, char *err, size_t err_len);
+
+/* Recomputes the trailer checksum over buf[0 .. len-32); for writers and test tools. */
+int ba_keyfile_seal_checksum(uint8_t *buf, size_t len);

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdio.h>
+
+#include "crypto.h"
+#include "exit-codes.h"
+#include "log.h"
+#include "pin-prompt.h"
+
+static int pin_error(int r) {
+        switch (r) {
+        case -ENODATA:
+                return log_fail(BA_EXIT_BAD_PIN, "No PIN was entered.");
+        case -ECANCELED:
+                return log_fail(BA_EXIT_BAD_PIN, "PIN entry was cancelled or timed out.");
+        case -EFBIG:
+                return log_fail(BA_EXIT_BAD_PIN, "The PIN is longer than %d bytes.", BA_PIN_MAX);
+        case -ENOENT:
+                return log_fail(BA_EXIT_FAILURE, "systemd-ask-password is not available: use --pin-from=tty.");
+        case -ENXIO:
+                return log_fail(BA_EXIT_FAILURE, "There is no terminal to ask for the PIN on: use "
+                                "--pin-from=ask-password or stdin.");
+        default:
+                log_error_errno(r, "Cannot read the PIN");
+                return BA_EXIT_FAILURE;
+        }
+}
+
+static int read_confirmed(enum ba_pin_source src, const char *description, bool confirm, struct ba_secret *pin) {
+        struct ba_secret again = { 0 };
+        char prompt[300];
+        int r;
+
+        snprintf(prompt, sizeof(prompt), "%s for %s: ", confirm ? "New PIN" : "PIN", description);
+        r = ba_pin_read(src, prompt, description, pin);
+        if (r < 0)
+                return pin_error(r);
+        if (!confirm || !ba_pin_source_interactive(src))
+                return 0;
+        snprintf(prompt, sizeof(prompt), "Repeat the PIN for %s: ", description);
+        r = ba_pin_read(src, prompt, description, &again);
+        if (r < 0) {
+                ba_secret_free(pin);
+                return pin_error(r);
+        }
+        r = pin->len == again.len && ba_digest_equal(pin->data, again.data, pin->len);
+        ba_secret_free(&again);
+        if (!r) {
+                ba_secret_free(pin);
+                return log_fail(BA_EXIT_BAD_PIN, "The two PINs differ.");
+        }
+        return 0;
+}
+
+int ba_pin_get_auth(enum ba_pin_source src, const char *description, bool confirm, struct ba_secret *auth) {
+        struct ba_secret pin = { 0 };
+        int r;
+
+        r = read_confirmed(src, description, confirm, &pin);
+        if (r != 0)
+                return r;
+        r = ba_secret_new(auth, sizeof(TPM2B_AUTH));
+        if (r == 0) {
+                r = ba_pin_auth(&pin, (TPM2B_AUTH *) auth->data);
+                if (r < 0)
+                        ba_secret_free(auth);
+        }
+        ba_secret_free(&pin);
+        if (r < 0)
+                return log_fail(BA_EXIT_FAILURE, "Cannot derive the TPM authorization from the PIN.");
+        return 0;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <string.h>
+
+#include "exit-codes.h"
+#include "log.h"
+#include "tpm2-pcr.h"
+#include "tpm2-rc.h"
+#include "tpm2-session.h"
+#include "tpm2-unseal.h"
+
+int ba_tpm_load_sealed(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR *ret) {
+        TSS2_RC rc;
+
+        rc = Esys_Load(t->esys, t->srk, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &kf->private, &kf->public, ret);
+        if (rc == TSS2_RC_SUCCESS)
+                return 0;
+        *ret = ESYS_TR_NONE;
+        return log_tpm2_rc(rc, "Loading the sealed key into the TPM (TPM2_Load)");
+}
+
+static int satisfy_policy(struct ba_tpm *t, ESYS_TR session, const struct ba_keyfile *kf) {
+        const TPM2B_DIGEST current = { 0 }; /* empty: the TPM takes the PCRs' current values */
+        TPML_PCR_SELECTION sel;
+        TSS2_RC rc;
+
+        if (kf->pcr_mask) {
+                ba_pcr_selection(kf->pcr_mask, &sel);
+                rc = Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &current, &sel);
+                if (rc != TSS2_RC_SUCCESS)
+                        return log_tpm2_rc(rc, "Applying the PCR policy (TPM2_PolicyPCR)");
+        }
+        if (kf->pin) {
+                rc = Esys_PolicyAuthValue(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE);
+                if (rc != TSS2_RC_SUCCESS)
+                        return log_tpm2_rc(rc, "Applying the PIN policy (TPM2_PolicyAuthValue)");
+        }
+        return 0;
+}
+
+/* Sets *ok when the session now carries the sealed object's policy digest. */
+static int policy_matches(struct ba_tpm *t, ESYS_TR session, const struct ba_keyfile *kf, bool *ok) {
+        TPM2B_DIGEST *digest = NULL;
+        TSS2_RC rc;
+
+        rc = Esys_PolicyGetDigest(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &digest);
+        if (rc != TSS2_RC_SUCCESS)
+                return log_tpm2_rc(rc, "Reading the policy session's digest");
+        *ok = digest->size == BA_DIGEST_SIZE && memcmp(digest->buffer, kf->policy_digest, BA_DIGEST_SIZE) == 0;
+        Esys_Free(digest);
+        return 0;
+}
+
+static int report_policy_failure(struct ba_tpm *t, const struct ba_keyfile *kf) {
+        ba_pcr_values current;
+        uint32_t mismatch = 0;
+        char list[64];
+        int r;
+
+        r = ba_tpm_pcr_mismatch(t, kf, current, &mismatch);
+        if (r != 0)
+                return r;
+        if (mismatch == 0)
+                return log_fail(BA_EXIT_POLICY, "The TPM policy of %s is not satisfied, although its PCRs now "
+                                "hold the sealed values (they changed and changed back?). Reboot, or unlock with "
+                                "the recovery key.", kf->description);
+        ba_pcr_mask_format(mismatch, list, sizeof(list));
+        log_error("The TPM policy of %s is not satisfied: PCR %s differ%s from the value%s sealed to.",
+                  kf->description, list, ba_popcount(mismatch) > 1 ? "" : "s",
+                  ba_popcount(mismatch) > 1 ? "s" : "");
+        ba_log_pcr_mismatch(BA_LOG_ERROR, kf, current, mismatch);
+        log_error("%s", ba_tpm_error_hint(BA_TPM_ERR_POLICY));
+        return BA_EXIT_POLICY;
+}
+
+static int report_lockout(struct ba_tpm *t) {
+        struct ba_lockout_info info;
+
+        if (ba_tpm_lockout_info(t, &info) == 0)
+                log_error("Lockout state: %u of %u failed PIN attempts counted, one is forgotten every %u s; "
+                          "PINs are accepted again once the count is below %u.",
+                          info.counter, info.max_tries, info.interval, info.max_tries);
+        return BA_EXIT_LOCKOUT;
+}
+
+static int unseal_in_session(struct ba_tpm *t, ESYS_TR object, ESYS_TR session, struct ba_secret *out) {
+        TPM2B_SENSITIVE_DATA *data = NULL;
+        TSS2_RC rc;
+        int r;
+
+        rc = Esys_Unseal(t->esys, object, session, ESYS_TR_NONE, ESYS_TR_NONE, &data);
+        if (rc != TSS2_RC_SUCCESS)
+                return log_tpm2_rc(rc, "Unsealing the key (TPM2_Unseal)");
+        r = ba_secret_new(out, data->size > 0 ? data->size : 1);
+        if (r == 0) {
+                memcpy(out->data, data->buffer, data->size);
+                out->len = data->size;
+        }
+        /* tpm2-tss allocated this copy; it does not wipe it on free. */
+        explicit_bzero(data, sizeof(*data));
+        Esys_Free(data);
+        return r == 0 ? 0 : log_fail(BA_EXIT_FAILURE, "Out of memory for the unsealed key.");
+}
+
+int ba_tpm_unseal(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR object, const TPM2B_AUTH *auth,
+                  struct ba_secret *out) {
+        const TPM2B_AUTH empty = { 0 };
+        ESYS_TR session = ESYS_TR_NONE;
+        bool ok = false;
+        int r;
+
+        r = ba_tpm_start_session(t, TPM2_SE_POLICY, ba_session_attrs_unseal(), &session);
+        if (r == 0)
+                r = satisfy_policy(t, session, kf);
+        if (r == 0)
+                r = policy_matches(t, session, kf, &ok);
+        if (r == 0 && !ok)
+                r = report_policy_failure(t, kf);
+        if (r == 0 && auth && Esys_TR_SetAuth(t->esys, object, auth) != TSS2_RC_SUCCESS)
+                r = log_fail(BA_EXIT_TPM, "Cannot pass the PIN to the TPM library.");
+        if (r == 0)
+                r = unseal_in_session(t, object, session, out);
+        if (r == BA_EXIT_LOCKOUT)
+                report_lockout(t);
+        if (r == BA_EXIT_POLICY && ok)
+                report_policy_failure(t, kf);
+        /* Overwrite the library's copy of the PIN hash. */
+        (void) Esys_TR_SetAuth(t->esys, object, &empty);
+        ba_tpm_flush(t, &session);
+        return r;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BA_PCR_COUNT 24
+#define BA_PCR_ALL_MASK ((UINT32_C(1) << BA_PCR_COUNT) - 1)
+#define BA_DIGEST_SIZE 32
+#define BA_UUID_SIZE 16
+#define BA_UUID_STRING_MAX 37
+#define BA_DESCRIPTION_PREFIX "btrfs:"
+#define BA_NAME_MAX 200
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+/* Decodes exactly out_len bytes of hex (either case); -EINVAL on any other input. */
+int ba_hex_decode(const char *s, uint8_t *out, size_t out_len);
+/* out must hold 2 * len + 1 bytes. */
+void ba_hex_encode(const uint8_t *in, size_t len, char *out);
+
+/* Accepts the canonical 8-4-4-4-12 form. */
+int ba_uuid_parse(const char *s, uint8_t out[BA_UUID_SIZE]);
+void ba_uuid_format(const uint8_t in[BA_UUID_SIZE], char out[BA_UUID_STRING_MAX]);
+
+/* Plain decimal, no sign, no spaces, value <= max. */
+int ba_parse_uint(const char *s, unsigned max, unsigned *out);
+
+/* "7", "0,2,7", "0-7,14", "" or "none" (empty set). */
+int ba_parse_pcr_list(const char *s, uint32_t *mask);
+/* "0,2,7" or "none"; buf must hold at least 64 bytes. */
+void ba_pcr_mask_format(uint32_t mask, char *buf, size_t len);
+unsigned ba_popcount(uint32_t v);
+
+/* A NAME as used in btrfs:NAME and NAME.sealed. */
+bool ba_name_valid(const char *name);
+/* "btrfs:" followed by a valid NAME. */
+bool ba_description_valid(const char *desc, size_t len);

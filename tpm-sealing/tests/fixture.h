@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keyfile.h"
+
+/* Key files with made-up TPM blobs (no key inside), consistent enough to pass every check. */
+enum {
+        BA_FIXTURE_PCR7,        /* PCR 7, no PIN */
+        BA_FIXTURE_PIN_ONLY,    /* no PCRs, PIN */
+        BA_FIXTURE_LOCK_UUID,   /* PCRs 0,2,7,15, lock PCR 15, UUID, creation time, PIN */
+        BA_FIXTURE_MANY_PCRS,   /* PCRs 0..15 and 17..22 */
+        BA_FIXTURE_COUNT,
+};
+
+void ba_fixture_keyfile(struct ba_keyfile *kf, int variant);
+/* Serialized fixture; aborts on failure (fixtures are always valid). */
+uint8_t *ba_fixture_bytes(int variant, size_t *len);
+
+/* Header length field and trailer checksum made to fit len again, as a forger would. */
+void ba_fixture_refix(uint8_t *buf, size_t len);

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Command-line handling: what units and scripts type must mean exactly one thing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "exit-codes.h"
+#include "log.h"
+
+static char *log_buf;
+static size_t log_len;
+static FILE *log_f;
+
+static int setup(void **state) {
+        (void) state;
+        log_f = open_memstream(&log_buf, &log_len);
+        log_set_stream(log_f);
+        return log_f ? 0 : -1;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        log_set_stream(NULL);
+        fclose(log_f);
+        free(log_buf);
+        return 0;
+}
+
+/* Parses a NULL-terminated list of words after "btrfs-auth"; the log holds only this call's messages. */
+static int parse_words(struct ba_args *a, ...) {
+        char *argv[32] = { (char *) "btrfs-auth" };
+        int argc = 1, r;
+        va_list ap;
+
+        va_start(ap, a);
+        for (char *w; (w = va_arg(ap, char *));)
+                argv[argc++] = w;
+        va_end(ap);
+        fflush(log_f);
+        rewind(log_f);
+        memset(log_buf, 0, log_len);
+        r = ba_args_parse(argc, argv, a);
+        fflush(log_f);
+        return r;
+}
+
+static void assert_logged(const char *needle) {
+        if (!strstr(log_buf, needle))
+                fail_msg("log \"%s\" does not mention \"%s\"", log_buf, needle);
+}
+
+static void test_load_by_name(void **state) {
+        struct ba_args a;
+
+        (void) state;
+        assert_int_equal(parse_words(&a, "load", "root", NULL), 0);
+        assert_int_equal(a.command, BA_CMD_LOAD);
+        assert_string_equal(a.key_path, "/etc/btrfs-auth/root.sealed");
+        assert_string_equal(a.description, "btrfs:root");
+        assert_int_equal(a.keyring, KEY_SPEC_USER_KEYRING);
+        assert_int_equal(a.tpm_wait, 10);
+        assert_null(a.tcti);
+        assert_false(a.lock_after);
+        ba_args_free(&a);
+}
+
+static void test_load_options(void **state) {
+        struct ba_args a;
+
+        (void) state;
+        assert_int_equal(parse_words(&a, "load", "--tpm-wait=3", "--keyring", "session", "--check", "/dev/vda2",
+                                     "--lock", "--tcti=swtpm:port=1", "--config-dir=/run/ba", "--pin-from=stdin",
+                                     "data", NULL), 0);
+        assert_string_equal(a.key_path, "/run/ba/data.sealed");
+        assert_int_equal(a.tpm_wait, 3);
+        assert_int_equal(a.keyring, KEY_SPEC_SESSION_KEYRING);
+        assert_string_equal(a.check_device, "/dev/vda2");
+        assert_true(a.lock_after);
+        assert_string_equal(a.tcti, "swtpm:port=1");
+        assert_int_equal(a.pin_from, BA_PIN_FROM_STDIN);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "load", "--keyring=12345", "./x.sealed", NULL), 0);
+        assert_int_equal(a.keyring, 12345);
+        assert_string_equal(a.key_path, "./x.sealed");
+        assert_null(a.description);
+        ba_args_free(&a);
+        /* A bare file name ending in .sealed is a path, not NAME "x.sealed". */
+        assert_int_equal(parse_words(&a, "load", "x.sealed", NULL), 0);
+        assert_string_equal(a.key_path, "x.sealed");
+        ba_args_free(&a);
+}
+
+static void test_usage_errors(void **state) {
+        static const struct {
+                const char *words[6];
+                const char *needle;
+        } cases[] = {
+                { { NULL }, "No command" },
+                { { "frobnicate", NULL }, "Unknown command" },
+                { { "load", NULL }, "one NAME" },
+                { { "load", "a", "b", NULL }, "one NAME" },
+                { { "lock", "root", NULL }, "no NAME" },
+                { { "load", "--bogus", "root", NULL }, "'--bogus' is not an option" },
+                { { "load", "--pcrs=7", "root", NULL }, "not an option of 'btrfs-auth load'" },
+                { { "load", "root", "--tpm-wait", NULL }, "needs a value" },
+                { { "load", "--tpm-wait=-1", "root", NULL }, "--tpm-wait" },
+                { { "load", "--tpm-wait=3601", "root", NULL }, "--tpm-wait" },
+                { { "load", "--tpm-wait=99999999999", "root", NULL }, "--tpm-wait" },
+                { { "load", "--keyring=bogus", "root", NULL }, "--keyring" },
+                { { "load", "--keyring=0", "root", NULL }, "--keyring" },
+                { { "load", "--pin-from=argv", "root", NULL }, "--pin-from" },
+                { { "load", "--pin-tries=0", "root", NULL }, "--pin-tries" },
+                { { "load", ".hidden", NULL }, "not a valid NAME" },
+                { { "load", "a b", NULL }, "not a valid NAME" },
+                { { "lock", "--pcr=16", NULL }, "locality 0" },
+                { { "lock", "--pcr=23", NULL }, "locality 0" },
+                { { "lock", "--pcr=17", NULL }, "D-RTM" },
+                { { "lock", "--pcr=24", NULL }, "0..23" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const char *const *w = cases[i].words;
+                struct ba_args a;
+
+                assert_int_equal(parse_words(&a, w[0], w[0] ? w[1] : NULL, w[0] && w[1] ? w[2] : NULL,
+                                             w[0] && w[1] && w[2] ? w[3] : NULL, NULL),
+                                 BA_EXIT_USAGE);
+                assert_logged(cases[i].needle);
+                ba_args_free(&a);
+        }
+}
+
+static void test_enroll_defaults(void **state) {
+        struct ba_args a;
+
+        (void) state;
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=/k", "root", NULL), 0);
+        assert_int_equal(a.pcr_mask, 1u << 7);
+        assert_int_equal(a.lock_pcr, -1);
+        assert_false(a.pin);
+        assert_string_equal(a.description, "btrfs:root");
+        ba_args_free(&a);
+}
+
+static void test_enroll_pcrs(void **state) {
+        static const char v8[] = "8=00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF";
+        struct ba_args a;
+
+        (void) state;
+        assert_int_equal(parse_words(&a, "enroll", "--generate", "--recovery-file=/r", "--pcrs=0-2,7",
+                                     "--pcr-value", v8, "--lock-pcr=15", "--pin", "--uuid",
+                                     "01234567-89ab-cdef-0123-456789abcdef", "./keys/home.sealed", NULL), 0);
+        assert_int_equal(a.pcr_mask, 1u << 0 | 1u << 1 | 1u << 2 | 1u << 7 | 1u << 8 | 1u << 15);
+        assert_int_equal(a.pcr_value_mask, 1u << 8);
+        assert_int_equal(a.pcr_values[8][0], 0x00);
+        assert_int_equal(a.pcr_values[8][31], 0xff);
+        assert_int_equal(a.lock_pcr, 15);
+        assert_true(a.pin);
+        assert_true(a.has_uuid);
+        assert_int_equal(a.uuid[0], 0x01);
+        assert_int_equal(a.uuid[15], 0xef);
+        assert_string_equal(a.description, "btrfs:home");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=-", "--pcrs=none", "--pin", "--description=btrfs:x",
+                                     "/tmp/y.bin", NULL), 0);
+        assert_int_equal(a.pcr_mask, 0);
+        assert_string_equal(a.description, "btrfs:x");
+        ba_args_free(&a);
+}
+
+static void test_enroll_errors(void **state) {
+        static const struct {
+                const char *words[5];
+                const char *needle;
+        } cases[] = {
+                { { "enroll", "root", NULL }, "exactly one of --key-file" },
+                { { "enroll", "--key-file=/k", "--generate", "root" }, "exactly one of --key-file" },
+                { { "enroll", "--generate", "root", NULL }, "--recovery-file" },
+                { { "enroll", "--key-file=/k", "--recovery-file=/r", "root" }, "--recovery-file" },
+                { { "enroll", "--key-file=/k", "--pcrs=none", "root" }, "Nothing to seal to" },
+                { { "enroll", "--key-file=/k", "--pcrs=7,24", "root" }, "--pcrs" },
+                { { "enroll", "--key-file=/k", "--pcrs=7,,8", "root" }, "--pcrs" },
+                { { "enroll", "--key-file=/k", "--pcrs=9-3", "root" }, "--pcrs" },
+                { { "enroll", "--key-file=/k", "--pcr-value=7=zz", "root" }, "--pcr-value" },
+                { { "enroll", "--key-file=/k", "--pcr-value=24=00", "root" }, "--pcr-value" },
+                { { "enroll", "--key-file=/k", "--pcr-value=7", "root" }, "--pcr-value" },
+                { { "enroll", "--key-file=/k", "--lock-pcr=16", "root" }, "locality 0" },
+                { { "enroll", "--key-file=/k", "--uuid=nope", "root" }, "--uuid" },
+                { { "enroll", "--key-file=/k", "--description=btrfs:x", "root" }, "--description only" },
+                { { "enroll", "--key-file=/k", "--description=luks:x", "/a/b" }, "--description" },
+                { { "enroll", "--key-file=/k", "/tmp/noname.bin", NULL }, "Cannot tell NAME" },
+                { { "enroll", "--key-file=/k", "--check=/dev/x", "root" }, "not an option" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const char *const *w = cases[i].words;
+                struct ba_args a;
+
+                assert_int_equal(parse_words(&a, w[0], w[1], w[2], w[3], NULL), BA_EXIT_USAGE);
+                assert_logged(cases[i].needle);
+                ba_args_free(&a);
+        }
+}
+
+static void test_enroll_device_and_uuid(void **state) {
+        struct ba_args a;
+
+        (void) state;
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=/k", "--device=/dev/x", "--uuid",
+                                     "01234567-89ab-cdef-0123-456789abcdef", "root", NULL), BA_EXIT_USAGE);
+        assert_logged("--device and --uuid");
+        ba_args_free(&a);
+}
+
+static void test_help_version_lock_status(void **state) {
+        struct ba_args a;
+
+        (void) state;
+        assert_int_equal(parse_words(&a, "--help", NULL), 0);
+        assert_int_equal(a.command, BA_CMD_HELP);
+        assert_int_equal(parse_words(&a, "load", "-h", NULL), 0);
+        assert_int_equal(a.command, BA_CMD_HELP);
+        assert_int_equal(parse_words(&a, "--version", NULL), 0);
+        assert_int_equal(a.command, BA_CMD_VERSION);
+        assert_int_equal(parse_words(&a, "lock", NULL), 0);
+        assert_int_equal(a.command, BA_CMD_LOCK);
+        assert_int_equal(a.lock_pcr, 15);
+        assert_int_equal(parse_words(&a, "lock", "--pcr", "14", "-q", NULL), 0);
+        assert_int_equal(a.lock_pcr, 14);
+        assert_int_equal(a.log_level, BA_LOG_WARNING);
+        assert_int_equal(parse_words(&a, "status", "-v", "root", NULL), 0);
+        assert_int_equal(a.tpm_wait, 0);
+        assert_int_equal(a.log_level, BA_LOG_DEBUG);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "status", "--no-tpm", "--tpm-wait=5", "root", NULL), 0);
+        assert_true(a.no_tpm);
+        assert_int_equal(a.tpm_wait, 5);
+        ba_args_free(&a);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_load_by_name),
+                cmocka_unit_test(test_load_options),
+                cmocka_unit_test(test_usage_errors),
+                cmocka_unit_test(test_enroll_defaults),
+                cmocka_unit_test(test_enroll_pcrs),
+                cmocka_unit_test(test_enroll_errors),
+                cmocka_unit_test(test_enroll_device_and_uuid),
+                cmocka_unit_test(test_help_version_lock_status),
+        };
+
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,604 @@
+#!/bin/bash
+# Integration tests of btrfs-auth against a private swtpm on loopback.
+#
+#   tpm-test.sh CASE
+#
+# Environment (set by meson): BA_TOOL, BA_TOOL_NOENC, BA_HELPER, BA_SRC_ROOT;
+# BA_WRAP="valgrind" runs every btrfs-auth invocation under valgrind, which
+# must report no error and no leak; BA_NO_PROGS=1 skips the patched
+# mkfs.btrfs even where it is available.
+set -euo pipefail
+
+CASE=${1:?usage: tpm-test.sh CASE}
+: "${BA_TOOL:?}" "${BA_TOOL_NOENC:?}" "${BA_HELPER:?}" "${BA_SRC_ROOT:?}"
+
+# Every case runs in a session keyring of its own, so keys never leak
+# between tests or into the caller's keyrings.
+if [ -z "${BA_IN_SESSION:-}" ]; then
+	export BA_IN_SESSION=1
+	exec keyctl session - bash "$0" "$@"
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ba-tpm-$CASE.XXXXXX")
+SWTPM_PID=
+TCTI=
+USER_KEYS=()
+cleanup() {
+	local id
+	for id in "${USER_KEYS[@]}"; do keyctl unlink "$id" @u >/dev/null 2>&1 || true; done
+	stop_swtpm
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL [$CASE]: $*" >&2
+	for f in "$WORK"/out "$WORK"/err "$WORK"/vg.*; do
+		[ -s "$f" ] && { echo "--- ${f##*/}:"; cat "$f"; } >&2
+	done
+	exit 1
+}
+step() { echo "--- $*"; }
+
+WRAP=()
+if [ "${BA_WRAP:-}" = valgrind ]; then
+	# shellcheck disable=SC2054 # the commas belong to valgrind's option values
+	WRAP=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
+		--show-leak-kinds=definite,indirect --log-file="$WORK/vg.%p")
+fi
+
+# ---- swtpm ------------------------------------------------------------------
+
+# Starts swtpm on a free pair of loopback ports (state in $WORK/tpm, kept
+# across restarts: a restart is a reboot, PCRs reset, seeds stay).
+start_swtpm() {
+	local try port i
+	mkdir -p "$WORK/tpm"
+	for try in $(seq 1 20); do
+		port=$(shuf -i 20000-60000 -n 1)
+		swtpm socket --tpm2 \
+			--server "type=tcp,port=$port,bindaddr=127.0.0.1" \
+			--ctrl "type=tcp,port=$((port + 1)),bindaddr=127.0.0.1" \
+			--tpmstate "dir=$WORK/tpm" --flags not-need-init,startup-clear \
+			--log "file=$WORK/swtpm.log" &
+		SWTPM_PID=$!
+		for i in $(seq 1 50); do
+			kill -0 "$SWTPM_PID" 2>/dev/null || break # port taken: try another
+			if tpm2_getcap -T "swtpm:host=127.0.0.1,port=$port" properties-fixed >/dev/null 2>&1; then
+				TCTI="swtpm:host=127.0.0.1,port=$port"
+				export TPM2TOOLS_TCTI=$TCTI
+				return 0
+			fi
+			sleep 0.1
+		done
+		stop_swtpm
+		echo "swtpm on port $port did not come up (try $try)" >&2
+	done
+	fail "cannot start swtpm"
+}
+
+stop_swtpm() {
+	[ -n "$SWTPM_PID" ] || return 0
+	kill "$SWTPM_PID" 2>/dev/null || true
+	wait "$SWTPM_PID" 2>/dev/null || true
+	SWTPM_PID=
+}
+
+# ---- running btrfs-auth -----------------------------------------------------
+
+# run ARGS...: runs btrfs-auth ($BIN, default $BA_TOOL) with stdin from
+# $STDIN (default /dev/null), output in $WORK/out and $WORK/err, exit code
+# in RC, which must never be a signal nor a valgrind report.
+run() {
+	RC=0
+	rm -f "$WORK"/vg.*
+	"${WRAP[@]}" "${BIN:-$BA_TOOL}" "$@" <"${STDIN:-/dev/null}" >"$WORK/out" 2>"$WORK/err" || RC=$?
+	[ "$RC" -lt 128 ] || fail "btrfs-auth $* died of signal $((RC - 128))"
+	[ "$RC" != 99 ] || fail "valgrind reports errors for: btrfs-auth $*"
+}
+
+# expect RC ARGS...: run, and assert the exit code.
+expect() {
+	local want=$1
+	shift
+	run "$@"
+	[ "$RC" = "$want" ] || fail "btrfs-auth $* exited $RC, expected $want"
+}
+
+err_has() { grep -qF -- "$1" "$WORK/err" || fail "stderr does not mention '$1'"; }
+err_lacks() { ! grep -qF -- "$1" "$WORK/err" || fail "stderr mentions '$1'"; }
+out_has() { grep -qF -- "$1" "$WORK/out" || fail "stdout does not mention '$1'"; }
+
+hex_of() { od -An -tx1 -v "$1" | tr -d ' \n'; }
+
+# The key bytes must never show up in anything btrfs-auth prints.
+assert_no_key_in_output() {
+	local k
+	k=$(hex_of "$1")
+	! grep -qi -- "$k" "$WORK/out" "$WORK/err" || fail "key material printed"
+}
+
+have_key() { keyctl search "${2:-@s}" logon "$1" >/dev/null 2>&1; }
+
+new_key() { head -c "${2:-32}" /dev/urandom >"$1"; }
+
+pcr_value() { # PCR -> hex of its sha256 value
+	tpm2_pcrread "sha256:$1" -o "$WORK/pcr.bin" >/dev/null
+	hex_of "$WORK/pcr.bin"
+}
+
+sha256_hex() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+
+# ---- superblock images ------------------------------------------------------
+
+MKFS_DIR=
+find_mkfs() {
+	local script=$BA_SRC_ROOT/progs-patch/build-progs.sh dir
+	if [ -n "${BA_NO_PROGS:-}" ]; then
+		echo "superblock images: constructed by ba-test-helper mksb (BA_NO_PROGS set)"
+		return
+	fi
+	if [ ! -f "$script" ]; then
+		echo "superblock images: constructed by ba-test-helper mksb ($script does not exist)"
+		return
+	fi
+	if dir=$(bash "$script" 2>"$WORK/progs.log" | tail -n 1) && [ -x "$dir/mkfs.btrfs" ]; then
+		MKFS_DIR=$dir
+		echo "superblock images: made by the patched $dir/mkfs.btrfs"
+	else
+		echo "superblock images: constructed by ba-test-helper mksb ($script failed or printed no mkfs.btrfs dir)"
+		tail -n 5 "$WORK/progs.log" || true
+	fi
+}
+
+make_image() { # IMAGE KEYFILE UUID
+	if [ -n "$MKFS_DIR" ]; then
+		truncate -s 256M "$1"
+		"$MKFS_DIR/mkfs.btrfs" -q -f --csum hmac-sha256 --auth-key-file "$2" -U "$3" "$1" >"$WORK/mkfs.log" 2>&1 ||
+			{ cat "$WORK/mkfs.log" >&2; fail "patched mkfs.btrfs failed on $1"; }
+	else
+		"$BA_HELPER" mksb "$1" "$2" "$3"
+	fi
+}
+
+# ---- cases --------------------------------------------------------------------
+
+case_seal_load() {
+	local name="t$$-root" id desc before
+	start_swtpm
+	new_key "$WORK/key"
+
+	step "enroll by NAME creates <config-dir>/NAME.sealed, 0600 in a 0700 directory"
+	expect 0 enroll --key-file "$WORK/key" --pcrs 0,7 --config-dir "$WORK/etc" "$name"
+	[ "$(stat -c %a "$WORK/etc/$name.sealed")" = 600 ] || fail "key file mode is not 0600"
+	[ "$(stat -c %a "$WORK/etc")" = 700 ] || fail "config dir mode is not 0700"
+	assert_no_key_in_output "$WORK/key"
+
+	step "enroll refuses to replace without --force, replaces with it"
+	before=$(sha256sum <"$WORK/etc/$name.sealed")
+	expect 1 enroll --key-file "$WORK/key" --pcrs 7 --config-dir "$WORK/etc" "$name"
+	err_has "already exists"
+	[ "$(sha256sum <"$WORK/etc/$name.sealed")" = "$before" ] || fail "key file changed without --force"
+	expect 0 enroll --force --key-file "$WORK/key" --pcrs 0,7 --config-dir "$WORK/etc" "$name"
+
+	step "load puts a logon key btrfs:NAME into the chosen keyring"
+	expect 0 load --keyring @s --config-dir "$WORK/etc" "$name"
+	assert_no_key_in_output "$WORK/key"
+	id=$(keyctl search @s logon "btrfs:$name") || fail "btrfs:$name not in the session keyring"
+	desc=$(keyctl rdescribe "$id")
+	[ "$desc" = "logon;0;0;3d010000;btrfs:$name" ] || fail "key is '$desc', expected logon;0;0;3d010000;btrfs:$name"
+	grep -q "^$(printf '%08x' "$id") .* logon *btrfs:$name: 32\$" /proc/keys || fail "/proc/keys lacks the logon key"
+	! keyctl pipe "$id" >/dev/null 2>&1 || fail "the logon key's payload is readable from userspace"
+
+	step "loading again updates the same key"
+	expect 0 load --keyring session --config-dir "$WORK/etc" "$name"
+	[ "$(keyctl search @s logon "btrfs:$name")" = "$id" ] || fail "a second key was added"
+
+	step "default keyring is root's user keyring (@u)"
+	expect 0 load --config-dir "$WORK/etc" "$name"
+	id=$(keyctl search @u logon "btrfs:$name") || fail "btrfs:$name not in @u"
+	USER_KEYS+=("$id")
+	err_has "user keyring"
+
+	step "key from stdin, path target, NAME from the file name"
+	STDIN=$WORK/key expect 0 enroll --key-file - --pcrs 7 "$WORK/other.sealed"
+	expect 0 status --no-tpm "$WORK/other.sealed"
+	out_has "btrfs:other"
+
+	step "--generate writes the recovery key once, 0600, never over an existing file"
+	expect 0 enroll --generate --recovery-file "$WORK/recovery.key" --pcrs 7 "$WORK/gen.sealed"
+	[ "$(stat -c %s:%a "$WORK/recovery.key")" = 32:600 ] || fail "recovery key is not 32 bytes, mode 0600"
+	assert_no_key_in_output "$WORK/recovery.key"
+	before=$(sha256sum <"$WORK/recovery.key")
+	expect 1 enroll --generate --recovery-file "$WORK/recovery.key" --pcrs 7 "$WORK/gen2.sealed"
+	err_has "already exists"
+	[ "$(sha256sum <"$WORK/recovery.key")" = "$before" ] || fail "recovery key overwritten"
+	[ ! -e "$WORK/gen2.sealed" ] || fail "a key file was written for a refused enrollment"
+	expect 0 load --keyring @s "$WORK/gen.sealed"
+	have_key btrfs:gen || fail "generated key not loaded"
+
+	step "a key file for another NAME is refused by NAME"
+	cp "$WORK/gen.sealed" "$WORK/etc/renamed.sealed"
+	expect 7 load --keyring @s --config-dir "$WORK/etc" renamed
+	err_has "holds the key btrfs:gen, not btrfs:renamed"
+}
+
+case_srk() {
+	start_swtpm
+	new_key "$WORK/key"
+
+	step "without a persistent SRK the ECC template is created transiently, the same every time"
+	expect 0 enroll --key-file "$WORK/key" --pcrs 7 "$WORK/transient.sealed"
+
+	step "a persistent SRK at 0x81000001 is used when present"
+	tpm2_createprimary -Q -C o -g sha256 -G ecc256:aes128cfb -c "$WORK/srk.ctx"
+	tpm2_evictcontrol -Q -C o -c "$WORK/srk.ctx" 0x81000001
+	tpm2_flushcontext -t # no resource manager on swtpm: free the transient copy
+	expect 0 enroll --key-file "$WORK/key" --pcrs 7 "$WORK/persistent.sealed"
+	expect 0 load --keyring @s "$WORK/persistent.sealed"
+
+	step "a different persistent key does not hide the transient SRK a file was sealed under"
+	tpm2_evictcontrol -Q -C o -c 0x81000001
+	tpm2_createprimary -Q -C o -g sha256 -G ecc256:aes256cfb -c "$WORK/other.ctx"
+	tpm2_evictcontrol -Q -C o -c "$WORK/other.ctx" 0x81000001
+	tpm2_flushcontext -t
+	expect 0 load --keyring @s "$WORK/transient.sealed"
+	have_key btrfs:transient || fail "key sealed under the transient SRK not loaded"
+
+	step "the SRK a file was sealed under is gone: exit 10, named as another TPM or a cleared one"
+	expect 10 load --keyring @s "$WORK/persistent.sealed"
+	err_has "This TPM has no storage root key named"
+	expect 10 status "$WORK/persistent.sealed"
+	out_has "lacks the storage root key"
+}
+
+case_check_image() {
+	local u1=11111111-2222-3333-4444-555555555555 u2=66666666-7777-8888-9999-aaaaaaaaaaaa
+	start_swtpm
+	find_mkfs
+	new_key "$WORK/key"
+	new_key "$WORK/other"
+	make_image "$WORK/a.img" "$WORK/key" "$u1"
+	make_image "$WORK/b.img" "$WORK/other" "$u2"
+
+	step "enroll --device records the fsid and refuses a key that is not the filesystem's"
+	expect 8 enroll --key-file "$WORK/other" --device "$WORK/a.img" "$WORK/x.sealed"
+	err_has "is not the key of btrfs $u1 on $WORK/a.img"
+	expect 0 enroll --key-file "$WORK/key" --device "$WORK/a.img" --pcrs 7 "$WORK/a.sealed"
+	expect 0 status --no-tpm "$WORK/a.sealed"
+	out_has "$u1"
+
+	step "--check accepts the right key for the right filesystem"
+	expect 0 load --check "$WORK/a.img" --keyring @s "$WORK/a.sealed"
+	have_key btrfs:a || fail "key not loaded after a good --check"
+
+	step "--check names the device and both UUIDs when the file is for another filesystem, before the TPM"
+	expect 8 load --check "$WORK/b.img" --keyring @s --tcti "device:$WORK/no-tpm" --tpm-wait 0 "$WORK/a.sealed"
+	err_has "$WORK/b.img holds btrfs $u2, but btrfs:a was enrolled for btrfs $u1"
+
+	step "--check refuses a key that does not authenticate the superblock; nothing is loaded"
+	expect 0 enroll --key-file "$WORK/key" --pcrs 7 "$WORK/nouuid.sealed"
+	expect 8 load --check "$WORK/b.img" --keyring @s "$WORK/nouuid.sealed"
+	err_has "The key btrfs:nouuid is not the key of btrfs $u2 on $WORK/b.img"
+	! have_key btrfs:nouuid || fail "a key that failed --check was loaded"
+
+	step "--check refuses what is not an authenticated btrfs, and unreadable devices"
+	truncate -s 1M "$WORK/zero.img"
+	expect 8 load --check "$WORK/zero.img" --keyring @s "$WORK/nouuid.sealed"
+	err_has "not a btrfs filesystem"
+	expect 12 load --check "$WORK/missing.img" --keyring @s "$WORK/nouuid.sealed"
+	err_has "Cannot read the btrfs superblock of $WORK/missing.img"
+}
+
+case_pcr_policy() {
+	local d future
+	start_swtpm
+	new_key "$WORK/key"
+	expect 0 enroll --key-file "$WORK/key" --pcrs 7,8 "$WORK/p.sealed"
+	expect 0 status "$WORK/p.sealed"
+	out_has "would unseal now"
+
+	step "a PCR extended after sealing: policy error naming that PCR, nothing loaded"
+	tpm2_pcrextend "8:sha256=$(sha256_hex boot-change)"
+	expect 4 load --keyring @s "$WORK/p.sealed"
+	err_has "PCR 8 differs"
+	err_has "PCR 8 (sha256) is $(pcr_value 8)"
+	err_lacks "PCR 7 ("
+	! have_key btrfs:p || fail "key loaded despite the policy failure"
+	expect 4 status "$WORK/p.sealed"
+	out_has "would not unseal now: PCR 8 changed"
+
+	step "--pcr-value seals to a planned future value"
+	d=$(sha256_hex planned-update)
+	future=$("$BA_HELPER" pcr-extend "$(pcr_value 8)" "$d")
+	expect 0 enroll --key-file "$WORK/key" --pcrs 7 --pcr-value "8=$future" "$WORK/f.sealed"
+	expect 4 load --keyring @s "$WORK/f.sealed"
+	tpm2_pcrextend "8:sha256=$d"
+	expect 0 load --keyring @s "$WORK/f.sealed"
+	have_key btrfs:f || fail "key sealed to the planned value not loaded"
+}
+
+case_pin() {
+	start_swtpm
+	new_key "$WORK/key"
+	echo 1234 >"$WORK/pin"
+	echo 9999 >"$WORK/badpin"
+	echo 403 >"$WORK/pin403" # SHA-256("403") ends in a zero byte
+
+	STDIN=$WORK/pin expect 0 enroll --pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/pin.sealed"
+	expect 0 status "$WORK/pin.sealed"
+	out_has "required"
+	out_has "would unseal now with the right PIN"
+
+	step "right PIN"
+	STDIN=$WORK/pin expect 0 load --pin-from stdin --keyring @s "$WORK/pin.sealed"
+	have_key btrfs:pin || fail "key not loaded with the right PIN"
+
+	step "wrong PIN and no PIN"
+	keyctl clear @s
+	STDIN=$WORK/badpin expect 5 load --pin-from stdin --keyring @s "$WORK/pin.sealed"
+	err_has "Wrong PIN"
+	! have_key btrfs:pin || fail "key loaded with a wrong PIN"
+	expect 5 load --pin-from stdin --keyring @s "$WORK/pin.sealed"
+	err_has "No PIN was entered"
+
+	if [ -n "${BA_WRAP:-}" ]; then
+		step "PIN from the terminal: skipped under valgrind (it relies on timing)"
+	else
+		step "PIN from the terminal: not echoed; a wrong first try is asked again (--pin-tries)"
+		keyctl clear @s
+		# The delays let btrfs-auth switch echo off first; it flushes typed-ahead input, as it should.
+		{ sleep 1; echo 9999; sleep 1; echo 1234; } | timeout 30 script -qec \
+			"$BA_TOOL load --pin-from tty --pin-tries 2 --keyring @s $WORK/pin.sealed" /dev/null >"$WORK/tty.out" ||
+			{ cat "$WORK/tty.out" >&2; fail "load with a PIN from the terminal failed"; }
+		grep -qF "PIN for btrfs:pin:" "$WORK/tty.out" || fail "no PIN prompt on the terminal"
+		grep -qF "1 more PIN attempt" "$WORK/tty.out" || fail "no second PIN attempt"
+		! grep -qE "1234|9999" "$WORK/tty.out" || fail "the PIN was echoed"
+		have_key btrfs:pin || fail "key not loaded with the PIN from the terminal"
+	fi
+
+	step "PIN through systemd-ask-password"
+	mkdir -p "$WORK/bin"
+	cat >"$WORK/bin/systemd-ask-password" <<-EOS
+		#!/bin/sh
+		printf '%s\n' "\$@" >"$WORK/ask-args"
+		[ -e "$WORK/ask-cancel" ] && exit 1
+		echo 1234
+	EOS
+	chmod +x "$WORK/bin/systemd-ask-password"
+	keyctl clear @s
+	PATH="$WORK/bin:$PATH" expect 0 load --pin-from ask-password --keyring @s "$WORK/pin.sealed"
+	grep -qx -- "--id=btrfs-auth:btrfs:pin" "$WORK/ask-args" || fail "systemd-ask-password got no --id"
+	grep -qx -- "PIN for btrfs:pin: " "$WORK/ask-args" || fail "systemd-ask-password got no prompt"
+	have_key btrfs:pin || fail "key not loaded with the PIN from systemd-ask-password"
+	touch "$WORK/ask-cancel"
+	PATH="$WORK/bin:$PATH" expect 5 load --pin-from ask-password --keyring @s "$WORK/pin.sealed"
+	err_has "cancelled"
+
+	step "PIN-only policy, and a PIN whose hash ends in zero"
+	STDIN=$WORK/pin403 expect 0 enroll --pin --pin-from stdin --key-file "$WORK/key" --pcrs none "$WORK/z.sealed"
+	STDIN=$WORK/pin403 expect 0 load --pin-from stdin --keyring @s "$WORK/z.sealed"
+	STDIN=$WORK/pin expect 5 load --pin-from stdin --keyring @s "$WORK/z.sealed"
+}
+
+case_lockout() {
+	local i saw_bad=0
+	start_swtpm
+	new_key "$WORK/key"
+	echo 1234 >"$WORK/pin"
+	echo 9999 >"$WORK/badpin"
+	tpm2_dictionarylockout --setup-parameters --max-tries=3 --recovery-time=1000 --lockout-recovery-time=1000
+	STDIN=$WORK/pin expect 0 enroll --pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/pin.sealed"
+
+	step "wrong PINs until the TPM locks out (max-tries 3)"
+	for i in 1 2 3 4 5; do
+		STDIN=$WORK/badpin run load --pin-from stdin --keyring @s "$WORK/pin.sealed"
+		[ "$RC" = 5 ] || break
+		err_has "Wrong PIN"
+		saw_bad=$((saw_bad + 1))
+	done
+	[ "$RC" = 6 ] || fail "attempt $i exited $RC, expected the lockout (6)"
+	[ "$saw_bad" = 3 ] || fail "$saw_bad wrong-PIN errors before the lockout, expected 3"
+	err_has "dictionary-attack lockout"
+	err_has "tpm2_dictionarylockout --clear-lockout"
+	err_has "Lockout state: 3 of 3"
+
+	step "even the right PIN is refused in lockout; status says so"
+	STDIN=$WORK/pin expect 6 load --pin-from stdin --keyring @s "$WORK/pin.sealed"
+	! have_key btrfs:pin || fail "key loaded during lockout"
+	expect 6 status "$WORK/pin.sealed"
+	out_has "dictionary-attack lockout"
+
+	step "after clearing the lockout the right PIN works"
+	tpm2_dictionarylockout --clear-lockout
+	STDIN=$WORK/pin expect 0 load --pin-from stdin --keyring @s "$WORK/pin.sealed"
+}
+
+case_corrupt() {
+	local size k off step_size=1 sealed=$WORK/c.sealed
+	start_swtpm
+	new_key "$WORK/key"
+	expect 0 enroll --key-file "$WORK/key" --pcrs 7 "$sealed"
+	size=$(stat -c %s "$sealed")
+	[ -z "${BA_WRAP:-}" ] || step_size=37 # valgrind is slow; every 37th length still crosses every record
+
+	step "missing, empty, garbage: distinct errors, no crash"
+	expect 11 load --keyring @s "$WORK/missing.sealed"
+	err_has "does not exist"
+	expect 11 status "$WORK/missing.sealed"
+	: >"$WORK/empty.sealed"
+	expect 7 load --keyring @s "$WORK/empty.sealed"
+	head -c 600 /dev/urandom >"$WORK/garbage.sealed"
+	expect 7 status --no-tpm "$WORK/garbage.sealed"
+	err_has "bad magic"
+
+	step "every truncation of a $size-byte key file (step $step_size) is refused"
+	for ((k = 0; k < size; k += step_size)); do
+		head -c "$k" "$sealed" >"$WORK/cut.sealed"
+		expect 7 status --no-tpm "$WORK/cut.sealed"
+	done
+	for k in 16 100 $((size - 1)); do
+		head -c "$k" "$sealed" >"$WORK/cut.sealed"
+		expect 7 load --keyring @s "$WORK/cut.sealed"
+		err_has "unusable"
+	done
+
+	step "unknown version"
+	cp "$sealed" "$WORK/v2.sealed"
+	printf '\002' | dd of="$WORK/v2.sealed" bs=1 seek=8 conv=notrunc status=none
+	"$BA_HELPER" refix "$WORK/v2.sealed"
+	expect 7 load --keyring @s "$WORK/v2.sealed"
+	err_has "format version 2 is not supported"
+
+	step "a flipped byte: checksum error; with the checksum forged, the TPM refuses the blob"
+	off=$("$BA_HELPER" record-offset "$sealed" 11) # TPM_PRIVATE
+	cp "$sealed" "$WORK/flip.sealed"
+	printf '\125' | dd of="$WORK/flip.sealed" bs=1 seek=$((off + 40)) conv=notrunc status=none
+	expect 7 load --keyring @s "$WORK/flip.sealed"
+	err_has "checksum mismatch"
+	"$BA_HELPER" refix "$WORK/flip.sealed"
+	expect 7 load --keyring @s "$WORK/flip.sealed"
+	err_has "TPM2_Load"
+	! have_key btrfs:flip || fail "a corrupted key was loaded"
+
+	step "a flipped byte in the public part with the checksum forged: inconsistent file"
+	off=$("$BA_HELPER" record-offset "$sealed" 10) # TPM_PUBLIC
+	cp "$sealed" "$WORK/pub.sealed"
+	printf '\001' | dd of="$WORK/pub.sealed" bs=1 seek=$((off + 10)) conv=notrunc status=none
+	"$BA_HELPER" refix "$WORK/pub.sealed"
+	expect 7 load --keyring @s "$WORK/pub.sealed"
+}
+
+case_lock() {
+	local expected
+	start_swtpm
+	new_key "$WORK/key"
+	expect 0 enroll --key-file "$WORK/key" --pcrs 7 --lock-pcr 15 "$WORK/lk.sealed"
+	expect 0 status --no-tpm "$WORK/lk.sealed"
+	out_has "Lock PCR:         15"
+
+	step "load --lock loads, then extends PCR 15 with the documented measurement"
+	expect 0 load --lock --keyring @s "$WORK/lk.sealed"
+	have_key btrfs:lk || fail "key not loaded"
+	err_has "Extended PCR 15"
+	expected=$("$BA_HELPER" pcr-extend "$(printf '0%.0s' {1..64})" "$(sha256_hex btrfs-auth-lock-v1)")
+	[ "$(pcr_value 15)" = "$expected" ] || fail "PCR 15 is $(pcr_value 15), expected $expected"
+
+	step "a second load in the same boot fails with the policy error, naming the lock"
+	keyctl clear @s
+	expect 4 load --keyring @s "$WORK/lk.sealed"
+	err_has "PCR 15 is this key's lock PCR"
+	! have_key btrfs:lk || fail "key loaded after lock"
+
+	step "lock on its own extends again; resettable PCRs are refused"
+	expect 0 lock
+	expected=$("$BA_HELPER" pcr-extend "$expected" "$(sha256_hex btrfs-auth-lock-v1)")
+	[ "$(pcr_value 15)" = "$expected" ] || fail "btrfs-auth lock did not extend PCR 15 as documented"
+	expect 2 lock --pcr 16
+	err_has "locality 0"
+	expect 2 enroll --key-file "$WORK/key" --lock-pcr 23 "$WORK/x.sealed"
+
+	expect 2 lock --pcr 17
+	err_has "D-RTM"
+
+	step "after a reboot (swtpm restart: PCRs reset) the key unseals again"
+	stop_swtpm
+	start_swtpm
+	expect 0 load --keyring @s "$WORK/lk.sealed"
+}
+
+case_param_encryption() {
+	local k
+	start_swtpm
+	new_key "$WORK/key"
+	k=$(hex_of "$WORK/key")
+	echo 5678 >"$WORK/pin"
+
+	step "enroll traffic carries the key encrypted"
+	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/enroll.pcap expect 0 enroll --tcti "pcap:$TCTI" --pin --pin-from stdin \
+		--key-file "$WORK/key" --pcrs 7 "$WORK/e.sealed"
+	"$BA_HELPER" contains "$WORK/enroll.pcap" 00000153 || fail "capture holds no TPM2_Create: nothing was captured"
+	! "$BA_HELPER" contains "$WORK/enroll.pcap" "$k" || fail "the key crossed the TPM bus in clear during enroll"
+
+	step "load traffic carries the key encrypted, the PIN never"
+	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/load.pcap expect 0 load --tcti "pcap:$TCTI" --pin-from stdin \
+		--keyring @s "$WORK/e.sealed"
+	"$BA_HELPER" contains "$WORK/load.pcap" 0000015e || fail "capture holds no TPM2_Unseal: nothing was captured"
+	! "$BA_HELPER" contains "$WORK/load.pcap" "$k" || fail "the key crossed the TPM bus in clear during load"
+	! "$BA_HELPER" contains "$WORK/load.pcap" "$(printf 5678 | od -An -tx1 | tr -d ' \n')" ||
+		fail "the PIN crossed the TPM bus"
+
+	step "the same capture without parameter encryption shows the key: the check above can fail"
+	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/noenc.pcap BIN=$BA_TOOL_NOENC expect 0 load --tcti "pcap:$TCTI" \
+		--pin-from stdin --keyring @s "$WORK/e.sealed"
+	err_has "TEST BUILD"
+	"$BA_HELPER" contains "$WORK/noenc.pcap" "$k" || fail "key not visible without encryption: the capture check is blind"
+	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/noenc-enroll.pcap BIN=$BA_TOOL_NOENC expect 0 enroll --tcti "pcap:$TCTI" \
+		--pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/n.sealed"
+	"$BA_HELPER" contains "$WORK/noenc-enroll.pcap" "$k" || fail "key not visible in an unencrypted TPM2_Create"
+}
+
+case_no_tpm() {
+	local start elapsed port late
+	new_key "$WORK/key"
+	start_swtpm
+	expect 0 enroll --key-file "$WORK/key" --pcrs 7 "$WORK/k.sealed"
+	stop_swtpm
+
+	step "a device TCTI that never appears: bounded wait, exit 3"
+	start=$(date +%s%N)
+	expect 3 load --keyring @s --tcti "device:$WORK/tpmrm0" --tpm-wait 1 "$WORK/k.sealed"
+	elapsed=$((($(date +%s%N) - start) / 1000000))
+	err_has "$WORK/tpmrm0 did not appear within 1 s"
+	if [ "$elapsed" -lt 900 ] || [ "$elapsed" -ge 5000 ]; then fail "waited $elapsed ms for a 1 s --tpm-wait"; fi
+
+	step "a missing key file is reported without waiting for the TPM"
+	expect 11 load --keyring @s --tcti "device:$WORK/tpmrm0" --tpm-wait 30 "$WORK/none.sealed"
+
+	step "a TCTI whose library is missing, or a malformed one: exit 3 at once"
+	expect 3 load --keyring @s --tcti nosuch:x --tpm-wait 30 "$WORK/k.sealed"
+	err_has "libtss2-tcti-nosuch.so.0 is not installed"
+	expect 3 load --keyring @s --tcti swtpm:bogus=1 --tpm-wait 30 "$WORK/k.sealed"
+	err_has "is invalid"
+
+	step "a TCTI that cannot connect: exit 3; TPM2TOOLS_TCTI is honoured"
+	port=$(shuf -i 20000-60000 -n 1)
+	TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$port" expect 3 load --keyring @s --tpm-wait 0 "$WORK/k.sealed"
+	err_has "Cannot open the TPM through TCTI \"swtpm:host=127.0.0.1,port=$port\""
+	expect 3 status "$WORK/k.sealed" --tcti "swtpm:host=127.0.0.1,port=$port"
+	out_has "Key description:  btrfs:k"
+	out_has "cannot check"
+	expect 0 status --no-tpm "$WORK/k.sealed"
+
+	step "the TPM may show up while load waits; --tcti wins over TPM2TOOLS_TCTI"
+	(
+		sleep 2
+		exec swtpm socket --tpm2 --server "type=tcp,port=$port,bindaddr=127.0.0.1" \
+			--ctrl "type=tcp,port=$((port + 1)),bindaddr=127.0.0.1" --tpmstate "dir=$WORK/tpm" \
+			--flags not-need-init,startup-clear --log "file=$WORK/swtpm-late.log"
+	) &
+	late=$!
+	TPM2TOOLS_TCTI="device:$WORK/tpmrm0" expect 0 load --keyring @s --tcti "swtpm:host=127.0.0.1,port=$port" \
+		--tpm-wait 20 "$WORK/k.sealed"
+	kill "$late" 2>/dev/null || true
+	wait "$late" 2>/dev/null || true
+	have_key btrfs:k || fail "key not loaded once the TPM appeared"
+}
+
+# ---- main ---------------------------------------------------------------------
+
+echo "case $CASE${BA_WRAP:+ (under $BA_WRAP)}"
+case "$CASE" in
+seal-load) case_seal_load ;;
+srk) case_srk ;;
+check-image) case_check_image ;;
+pcr-policy) case_pcr_policy ;;
+pin) case_pin ;;
+lockout) case_lockout ;;
+corrupt) case_corrupt ;;
+lock) case_lock ;;
+param-encryption) case_param_encryption ;;
+no-tpm) case_no_tpm ;;
+*) fail "unknown case" ;;
+esac
+echo "PASS [$CASE]"
