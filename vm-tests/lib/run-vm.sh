@@ -1,0 +1,261 @@
+#!/bin/bash
+# Boot a kernel and initramfs in QEMU (TCG only: KVM hangs on this kind of
+# machine), bounded in time, and give the guest's verdict.
+#
+# The guest (lib/guest-init.sh) prints "BA-CHECK: ..." lines and one last
+# "BA-VERDICT: PASS|FAIL <reason>" line on a second serial port that
+# carries nothing else; the first serial port is the kernel console, kept
+# in the log.  Exit status:
+#   0 PASS   1 verdict FAIL   2 usage or host-side error
+#   3 timeout (guest hung)    4 guest kernel panic, or QEMU or the guest
+#                               stopped without a verdict
+set -euo pipefail
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh"
+
+usage() {
+	cat <<EOF
+usage: ${0##*/} --kernel PATH --initrd PATH [options]
+  --disk IMG[,format=F][,serial=S]  attach a virtio disk (vda, vdb, ... in
+                              order); serial defaults to ba-diskN, N from 0
+  --append ARGS               more kernel command-line arguments
+  --timeout SECONDS           kill the guest after this long (default 300)
+  --log FILE                  console log (default: ./console.log)
+  --markers FILE              marker channel (default: LOG with .markers)
+  --outcome FILE              write "OUTCOME<TAB>SECONDS<TAB>REASON" there;
+                              OUTCOME is pass, fail, timeout, panic or crash
+  --tpm-state DIR             attach a TPM 2.0 (swtpm) keeping its state in
+                              DIR; an empty DIR is initialised first
+  --mem MB                    guest memory (default 768)
+  --cpu MODEL                 QEMU CPU model (default max)
+  --console                   copy the whole console to stdout, not only
+                              the marker lines
+  --quiet                     print nothing but the final outcome line
+EOF
+	exit 2
+}
+
+kernel='' initrd='' append='' timeout=300 log=./console.log markers='' outcome_file=''
+tpm_state='' mem=768 cpu=max show=markers
+disks=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=${2:?}; shift 2 ;;
+	--initrd) initrd=${2:?}; shift 2 ;;
+	--disk) disks+=("${2:?}"); shift 2 ;;
+	--append) append="$append ${2:?}"; shift 2 ;;
+	--timeout) timeout=${2:?}; shift 2 ;;
+	--log) log=${2:?}; shift 2 ;;
+	--markers) markers=${2:?}; shift 2 ;;
+	--outcome) outcome_file=${2:?}; shift 2 ;;
+	--tpm-state) tpm_state=${2:?}; shift 2 ;;
+	--mem) mem=${2:?}; shift 2 ;;
+	--cpu) cpu=${2:?}; shift 2 ;;
+	--console) show=console; shift ;;
+	--quiet) show=none; shift ;;
+	-h|--help) usage ;;
+	*) ba_log "unknown argument '$1'"; usage ;;
+	esac
+done
+if [ -z "$kernel" ] || [ -z "$initrd" ]; then usage; fi
+[ -r "$kernel" ] || ba_die "--kernel $kernel: not readable"
+[ -r "$initrd" ] || ba_die "--initrd $initrd: not readable"
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || ba_die "--timeout wants whole seconds, got '$timeout'"
+[[ $mem =~ ^[0-9]+$ ]] || ba_die "--mem wants megabytes, got '$mem'"
+: "${markers:=${log%.log}.markers}"
+[ "$markers" != "$log" ] || markers=$log.markers
+qemu=$(command -v qemu-system-x86_64) || ba_die "qemu-system-x86_64 not found; apt-get install qemu-system-x86"
+
+qemu_pid='' swtpm_pidfile='' t0=''
+cleanup() {
+	if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
+		kill -KILL "$qemu_pid" 2>/dev/null || true
+		wait "$qemu_pid" 2>/dev/null || true
+	fi
+	stop_swtpm
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+stop_swtpm() {
+	local pid
+	[ -n "$swtpm_pidfile" ] && [ -s "$swtpm_pidfile" ] || return 0
+	pid=$(cat "$swtpm_pidfile")
+	# Only the swtpm we started: its pid file is in our state directory,
+	# and the pid must still be an swtpm (it exits by itself when QEMU
+	# disconnects, and removes the file then, but a pid can be reused).
+	if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = swtpm ]; then
+		kill "$pid" 2>/dev/null || true
+	fi
+	rm -f "$swtpm_pidfile"
+}
+
+# Start swtpm for DIR (absolute), manufacturing the TPM first when DIR
+# holds no state.  Only a TPM 2.0 with the sha256 PCR bank is set up: no
+# EK certificates, which nothing in this project checks.
+start_swtpm() {
+	local dir sock
+	command -v swtpm >/dev/null || ba_die "swtpm not found; apt-get install swtpm swtpm-tools"
+	mkdir -p "$tpm_state"
+	dir=$(cd "$tpm_state" && pwd)
+	if [ ! -e "$dir/tpm2-00.permall" ]; then
+		swtpm_setup --tpm2 --tpmstate "$dir" --pcr-banks sha256 \
+			--logfile "$dir/swtpm_setup.log" >/dev/null 2>&1 ||
+			ba_die "swtpm_setup failed for $dir; see $dir/swtpm_setup.log"
+	fi
+	sock=$dir/swtpm.sock
+	swtpm_pidfile=$dir/swtpm.pid
+	rm -f "$sock" "$swtpm_pidfile"
+	swtpm socket --daemon --tpm2 --tpmstate "dir=$dir" \
+		--ctrl "type=unixio,path=$sock" --pid "file=$swtpm_pidfile" \
+		--log "file=$dir/swtpm.log" ||
+		ba_die "swtpm failed to start; see $dir/swtpm.log"
+	for _ in $(seq 50); do
+		[ -S "$sock" ] && [ -s "$swtpm_pidfile" ] && break
+		sleep 0.1
+	done
+	[ -S "$sock" ] || ba_die "swtpm did not create $sock; see $dir/swtpm.log"
+	# shellcheck disable=SC2054 # the commas are QEMU's
+	qemu_args+=(-chardev "socket,id=chrtpm,path=$sock"
+		-tpmdev emulator,id=tpm0,chardev=chrtpm
+		-device tpm-tis,tpmdev=tpm0)
+}
+
+add_disks() {
+	local spec img opts format serial n=0 o
+	for spec in "${disks[@]}"; do
+		img=${spec%%,*} format=raw serial=ba-disk$n
+		opts=${spec#"$img"}
+		IFS=',' read -r -a opt_list <<<"${opts#,}"
+		for o in "${opt_list[@]}"; do
+			case $o in
+			format=*) format=${o#format=} ;;
+			serial=*) serial=${o#serial=} ;;
+			'') ;;
+			*) ba_die "--disk $spec: unknown option '$o'" ;;
+			esac
+		done
+		[ -f "$img" ] || ba_die "--disk $img: no such image file"
+		[ "${serial//[!A-Za-z0-9._-]/}" = "$serial" ] || ba_die "--disk $spec: bad serial"
+		# A comma in the path would end QEMU's option; refuse it.
+		[ "${img//,/}" = "$img" ] || ba_die "--disk $img: a comma in the path is not supported"
+		qemu_args+=(-drive "file=$img,if=none,id=d$n,format=$format"
+			-device "virtio-blk-pci,drive=d$n,serial=$serial")
+		if [[ $serial == ba-disk* ]]; then scenario_disks=$((scenario_disks + 1)); fi
+		n=$((n + 1))
+	done
+}
+
+# Print the marker lines not printed yet, and the console's new lines if
+# --console; cheap enough to call twice a second.
+shown_markers=0 shown_console=0
+show_progress() {
+	local total
+	if [ "$show" = console ] && [ -f "$log" ]; then
+		total=$(wc -l <"$log")
+		if [ "$total" -gt "$shown_console" ]; then
+			sed -n "$((shown_console + 1)),${total}p" "$log" | tr -d '\r'
+			shown_console=$total
+		fi
+	elif [ "$show" = markers ] && [ -f "$markers" ]; then
+		total=$(wc -l <"$markers")
+		if [ "$total" -gt "$shown_markers" ]; then
+			sed -n "$((shown_markers + 1)),${total}p" "$markers" | tr -d '\r' | sed 's/^/  guest: /'
+			shown_markers=$total
+		fi
+	fi
+}
+
+# Decide the outcome from what QEMU left behind.
+judge() {
+	local qrc=$1 timed_out=$2 verdicts last panic
+	verdicts=$(tr -d '\r' <"$markers" | grep -c '^BA-VERDICT: ' || true)
+	last=$(tr -d '\r' <"$markers" | grep -v '^$' | tail -n 1)
+	# Only the kernel prints this; oops=panic turns every oops into one.
+	panic=$(tr -d '\r' <"$log" | grep -m 1 'Kernel panic - not syncing' || true)
+	if [ "$timed_out" = 1 ] && [ "$verdicts" -gt 0 ]; then
+		outcome=fail reason="the guest did not power off after its verdict ('$last')"
+	elif [ "$timed_out" = 1 ]; then
+		outcome=timeout reason="no verdict within ${timeout} s (guest hung)"
+	elif [ -n "$panic" ]; then
+		# Even after a PASS: a panic while syncing or powering off is a bug.
+		outcome=panic reason="the guest kernel panicked: $panic${last:+ (last marker: $last)}"
+	elif [ "$qrc" != 0 ]; then
+		outcome=crash reason="qemu exited $qrc: $(tail -n 3 "$log.qemu-stderr" | tr '\n' ' ')"
+	elif [ "$verdicts" = 1 ] && [ "$last" = "BA-VERDICT: PASS" ]; then
+		outcome=pass reason=''
+	elif [ "$verdicts" = 1 ] && [[ $last == "BA-VERDICT: FAIL"* ]]; then
+		outcome=fail reason=${last#BA-VERDICT: FAIL}
+		reason=${reason# }
+	elif [ "$verdicts" -gt 1 ]; then
+		outcome=fail reason="the guest printed $verdicts verdicts"
+	elif [ "$verdicts" = 1 ]; then
+		outcome=fail reason="the verdict is not the guest's last marker line: '$last'"
+	else
+		outcome=crash reason="the guest powered off without a verdict"
+	fi
+}
+
+kernel_cmdline() {
+	# panic=-1 reboots at once on a panic and -no-reboot turns that into
+	# QEMU's exit; oops=panic makes an oops do the same rather than leave
+	# a half-dead guest to run into the timeout.
+	printf '%s' "console=ttyS0 panic=-1 oops=panic loglevel=4 ba.disks=$scenario_disks$append"
+}
+
+qemu_args=(-nodefaults -no-user-config -accel tcg -machine pc -cpu "$cpu"
+	-smp 1 -m "$mem" -display none -monitor none -no-reboot)
+scenario_disks=0
+add_disks
+if [ -n "$tpm_state" ]; then
+	# Booted through QEMU's PVH entry next to SeaBIOS's TPM support, the
+	# kernel reads a corrupt ACPI root table (a WARN in __early_ioremap),
+	# then finds no TPM and cannot power off; the bzImage boots fine.
+	[ "$(head -c 4 "$kernel" | od -An -tx1 | tr -d ' ')" != 7f454c46 ] ||
+		ba_die "--tpm-state needs a bzImage kernel (/boot/vmlinuz-*), not the PVH ELF $kernel"
+	start_swtpm
+fi
+mkdir -p "$(dirname "$log")" "$(dirname "$markers")"
+: >"$log"
+: >"$markers"
+qemu_args+=(-serial "file:$log" -serial "file:$markers"
+	-kernel "$kernel" -initrd "$initrd" -append "$(kernel_cmdline)")
+
+t0=$(ba_now)
+"$qemu" "${qemu_args[@]}" </dev/null >"$log.qemu-stderr" 2>&1 &
+qemu_pid=$!
+timed_out=0
+deadline=$(( $(date +%s) + timeout ))
+verdict_seen=0
+while kill -0 "$qemu_pid" 2>/dev/null; do
+	show_progress
+	# After the verdict the guest only syncs and powers off: give it a
+	# little time, not the whole timeout, in case power-off fails (the
+	# kernel then halts and QEMU stays up).
+	if [ "$verdict_seen" = 0 ] && tr -d '\r' <"$markers" | grep -q '^BA-VERDICT: '; then
+		verdict_seen=1
+		[ "$deadline" -le $(( $(date +%s) + 20 )) ] || deadline=$(( $(date +%s) + 20 ))
+	fi
+	if [ "$(date +%s)" -ge "$deadline" ]; then
+		timed_out=1
+		kill -TERM "$qemu_pid" 2>/dev/null || true
+		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$qemu_pid" 2>/dev/null || break; sleep 0.2; done
+		kill -KILL "$qemu_pid" 2>/dev/null || true
+		break
+	fi
+	sleep 0.5
+done
+qrc=0
+wait "$qemu_pid" || qrc=$?
+qemu_pid=
+secs=$(ba_elapsed "$t0")
+stop_swtpm
+show_progress
+judge "$qrc" "$timed_out"
+[ -z "$outcome_file" ] || printf '%s\t%s\t%s\n' "$outcome" "$secs" "$reason" >"$outcome_file"
+case $outcome in
+pass) echo "VM: PASS in ${secs} s"; exit 0 ;;
+fail) echo "VM: FAIL in ${secs} s: $reason (console log: $log)"; exit 1 ;;
+timeout) echo "VM: TIMEOUT after ${secs} s: $reason (console log: $log)"; exit 3 ;;
+*) echo "VM: DIED after ${secs} s: $reason (console log: $log)"; exit 4 ;;
+esac
