@@ -122,3 +122,14 @@ ba_debian_mirror() {
 	[ -n "$uri" ] || ba_die "no Debian '$codename' entry in /etc/apt/sources*; cannot tell debootstrap where to download from"
 	echo "$uri"
 }
+
+# Configure (or reconfigure) the meson build directory $1 of the project.
+ba_meson_setup() {
+	local builddir=$1
+	if [ -e "$builddir/build.ninja" ]; then
+		meson setup --reconfigure "$builddir" "$BA_TOP" -Dcache_dir="$BA_CACHE" >/dev/null
+	else
+		meson setup "$builddir" "$BA_TOP" -Dcache_dir="$BA_CACHE" >/dev/null
+	fi || ba_die "meson setup of $builddir failed"
+	meson compile -C "$builddir" >&2 || ba_die "the build failed"
+}

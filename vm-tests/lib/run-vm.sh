@@ -9,6 +9,7 @@
 #   0 PASS   1 verdict FAIL   2 usage or host-side error
 #   3 timeout (guest hung)    4 guest kernel panic, or QEMU or the guest
 #                               stopped without a verdict
+#   5 stopped: the console matched --stop-on (for boots expected to fail)
 set -euo pipefail
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
@@ -31,12 +32,15 @@ usage: ${0##*/} --kernel PATH --initrd PATH [options]
   --console                   copy the whole console to stdout, not only
                               the marker lines
   --quiet                     print nothing but the final outcome line
+  --stop-on ERE               end the guest as soon as a console line matches
+                              ERE (outcome "stopped"): a boot that must fail
+                              closed halts without powering off
 EOF
 	exit 2
 }
 
 kernel='' initrd='' append='' timeout=300 log=./console.log markers='' outcome_file=''
-tpm_state='' mem=768 cpu=max show=markers
+tpm_state='' mem=768 cpu=max show=markers stop_on=''
 disks=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--cpu) cpu=${2:?}; shift 2 ;;
 	--console) show=console; shift ;;
 	--quiet) show=none; shift ;;
+	--stop-on) stop_on=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
 	*) ba_log "unknown argument '$1'"; usage ;;
 	esac
@@ -168,12 +173,16 @@ show_progress() {
 
 # Decide the outcome from what QEMU left behind.
 judge() {
-	local qrc=$1 timed_out=$2 verdicts last panic
+	local qrc=$1 timed_out=$2 verdicts last panic stopped_by
 	verdicts=$(tr -d '\r' <"$markers" | grep -c '^BA-VERDICT: ' || true)
-	last=$(tr -d '\r' <"$markers" | grep -v '^$' | tail -n 1)
+	last=$(tr -d '\r' <"$markers" | { grep -v '^$' || true; } | tail -n 1)
 	# Only the kernel prints this; oops=panic turns every oops into one.
 	panic=$(tr -d '\r' <"$log" | grep -m 1 'Kernel panic - not syncing' || true)
-	if [ "$timed_out" = 1 ] && [ "$verdicts" -gt 0 ]; then
+	stopped_by=''
+	[ -z "$stop_on" ] || stopped_by=$(tr -d '\r' <"$log" | grep -m 1 -E -e "$stop_on" || true)
+	if [ -n "$stopped_by" ] && [ "$verdicts" = 0 ]; then
+		outcome=stopped reason="the console showed: $stopped_by"
+	elif [ "$timed_out" = 1 ] && [ "$verdicts" -gt 0 ]; then
 		outcome=fail reason="the guest did not power off after its verdict ('$last')"
 	elif [ "$timed_out" = 1 ]; then
 		outcome=timeout reason="no verdict within ${timeout} s (guest hung)"
@@ -236,6 +245,11 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
 		verdict_seen=1
 		[ "$deadline" -le $(( $(date +%s) + 20 )) ] || deadline=$(( $(date +%s) + 20 ))
 	fi
+	if [ -n "$stop_on" ] && grep -q -E -e "$stop_on" "$log"; then
+		sleep 1
+		kill -KILL "$qemu_pid" 2>/dev/null || true
+		break
+	fi
 	if [ "$(date +%s)" -ge "$deadline" ]; then
 		timed_out=1
 		kill -TERM "$qemu_pid" 2>/dev/null || true
@@ -257,5 +271,6 @@ case $outcome in
 pass) echo "VM: PASS in ${secs} s"; exit 0 ;;
 fail) echo "VM: FAIL in ${secs} s: $reason (console log: $log)"; exit 1 ;;
 timeout) echo "VM: TIMEOUT after ${secs} s: $reason (console log: $log)"; exit 3 ;;
+stopped) echo "VM: STOPPED after ${secs} s: $reason (console log: $log)"; exit 5 ;;
 *) echo "VM: DIED after ${secs} s: $reason (console log: $log)"; exit 4 ;;
 esac

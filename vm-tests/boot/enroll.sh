@@ -1,0 +1,39 @@
+# shellcheck shell=bash disable=SC2034 # BA_* settings are read by run-scenario.sh
+# The enrollment boot of the end-to-end tests: the administrator's step,
+# "btrfs-auth enroll" on the machine itself, so the sealed key is bound to
+# the PCR values this machine's firmware really produces.  Run by
+# boot/run-boot.sh through run-scenario.sh with the TPM state the real boot
+# will use.  Inputs (environment): BA_ENROLL_TOOL (the btrfs-auth binary),
+# BA_ENROLL_KEY (the key file), BA_ENROLL_ARGS (more enroll options),
+# BA_ENROLL_OUT (where the sealed key file goes on the host).
+BA_BTRFS_MODULE=stock
+BA_TIMEOUT=180
+BA_MEM=${BA_ENROLL_MEM:-1024}
+
+host_prepare() {
+	vm_tpm
+	[ -z "${BA_ENROLL_TPM_STATE:-}" ] || cp -a "$BA_ENROLL_TPM_STATE/." "$BA_WORK/tpm/"
+	vm_guest_binary "$BA_ENROLL_TOOL:/usr/sbin/btrfs-auth"
+	vm_guest_binary "$(ldconfig -p | awk '/libtss2-tcti-device.so.0 / { print $NF; exit }')"
+	install -m 0600 "$BA_ENROLL_KEY" "$BA_TO_GUEST/key"
+	vm_guest_env ENROLL_ARGS "${BA_ENROLL_ARGS:-}"
+}
+
+guest_enroll() {
+	# shellcheck disable=SC2086 # ENROLL_ARGS is a word list
+	btrfs-auth enroll root --key-file=/ba/in/key --config-dir=/ba/out \
+		--tpm-wait=30 $ENROLL_ARGS
+}
+
+guest() {
+	check tpm-present [ -c /dev/tpmrm0 ]
+	check enroll guest_enroll
+	check sealed-key-written [ -s /ba/out/root.sealed ]
+	rm -f /ba/in/key
+}
+
+host_check() {
+	install -m 0600 "$BA_FROM_GUEST/root.sealed" "$BA_ENROLL_OUT"
+	mkdir -p "$BA_ENROLL_OUT_TPM"
+	cp -a "$BA_WORK/tpm/." "$BA_ENROLL_OUT_TPM/"
+}

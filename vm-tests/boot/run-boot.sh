@@ -1,0 +1,255 @@
+#!/bin/bash
+# End-to-end boot of a Debian 12 root on authenticated btrfs, the key
+# sealed to a TPM (swtpm) and loaded by the project's initramfs.
+#
+#   1. a minimal Debian root (boot/rootfs.sh, cached) with the project
+#      installed into it by "meson install --destdir";
+#   2. an enrollment boot: "btrfs-auth enroll" in the VM against its TPM,
+#      bound to the PCRs the VM's firmware produces (boot/enroll.sh);
+#   3. the root image made with the patched "mkfs.btrfs --csum hmac-sha256
+#      --rootdir", holding the sealed key in /etc/btrfs-auth;
+#   4. an initramfs built by this machine's dracut with the patched btrfs.ko
+#      and the 91btrfs-auth module;
+#   5. the boot(s), judged by what the booted system reports over the
+#      serial port (guest/ba-report), or, for boots that must fail closed,
+#      by the console.
+#
+# usage: run-boot.sh [--keep] --install-info FILE SCENARIO
+#   SCENARIO      a file in vm-tests/boot/scenarios/ (name or path)
+#   --install-info the file meson writes with the build dir and the paths
+#                 the project installs to (vm-tests/meson.build)
+#   --keep        keep the work directory (images, logs) even on success
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/common.sh
+source "$here/../lib/common.sh"
+
+keep=0 info=''
+while [ $# -gt 1 ]; do
+	case $1 in
+	--keep) keep=1; shift ;;
+	--install-info) info=${2:?}; shift 2 ;;
+	*) break ;;
+	esac
+done
+if [ $# != 1 ] || [ -z "$info" ]; then
+	ba_die "usage: run-boot.sh [--keep] --install-info FILE SCENARIO"
+fi
+# shellcheck source=/dev/null
+source "$info"   # MESON BUILD_DIR TOOL_PATH DRACUT_MODDIR
+scenario=$1
+[ -f "$scenario" ] || scenario=$here/scenarios/$1.sh
+[ -f "$scenario" ] || ba_die "no boot scenario '$1' in $here/scenarios"
+name=$(basename "$scenario" .sh)
+
+# What a scenario may set (defaults: the authenticated root boots).
+ENROLL_ARGS="--pcrs=0,2,4,7 --lock-pcr=15"
+BOOT_TPM=enrolled          # or "fresh": a TPM that never saw the key
+ROOT_IMAGE=authenticated   # or "sha256-same-uuid": a swapped, unkeyed root
+BOOT_PLAN=first            # per boot: first, tampered; "," separated
+EXPECT=pass                # or "fail-closed"
+FAIL_CLOSED_PATTERNS=()    # EREs the console must all show when failing closed
+MEM=1024
+# shellcheck source=/dev/null
+source "$scenario"
+
+work=${BA_BUILD_ROOT:-/tmp/ba-boot}/vm-tests/boot/$name
+logdir=${BA_BUILD_ROOT:+$BA_BUILD_ROOT/meson-logs/vm-tests}
+: "${logdir:=$work/..}"
+rm -rf "$work"
+mkdir -p "$work" "$logdir"
+passed=0
+cleanup() {
+	# The key file is a test secret; never leave it behind on success.
+	if [ "$passed" = 1 ] && [ "$keep" = 0 ]; then
+		rm -rf "$work"
+	else
+		rm -f "$work/key"
+		echo "boot-$name: kept $work (images, initramfs, console logs)"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+step() { echo "boot-$name: $*"; }
+timed() {
+	local what=$1 t
+	shift
+	t=$(ba_now)
+	"$@"
+	step "$what took $(ba_elapsed "$t") s"
+}
+
+resolve_inputs() {
+	abi=$(ba_vm_abi)
+	kernel=$(ba_vm_bzimage "$abi")
+	btrfs_ko=$(bash "$BA_TOP/kernel-patch/build-module.sh" | tail -n1)/btrfs.ko
+	progs=${BA_PROGS_DIR:-$(bash "$BA_TOP/progs-patch/build-progs.sh" | tail -n1)}
+	rootfs=$(bash "$here/rootfs.sh" | tail -n1)
+	[ -f "$btrfs_ko" ] || ba_die "no patched btrfs.ko ($btrfs_ko)"
+	[ -x "$progs/mkfs.btrfs" ] || ba_die "no patched mkfs.btrfs in '$progs'"
+	[ -d "$rootfs/etc" ] || ba_die "no root file system in '$rootfs'"
+	uuid=$(cat /proc/sys/kernel/random/uuid)
+}
+
+stage_project() {
+	# The project as an administrator installs it, into the image's root.
+	DESTDIR=$work/root "$MESON" install -C "$BUILD_DIR" --no-rebuild --quiet \
+		>"$work/meson-install.log" 2>&1 ||
+		ba_die "meson install into the image failed: $(tail -n 5 "$work/meson-install.log")"
+	[ -x "$work/root$TOOL_PATH" ] || ba_die "meson install did not put the tool at $TOOL_PATH"
+}
+
+make_key() {
+	(umask 077 && head -c 32 /dev/urandom >"$work/key")
+}
+
+enroll() {
+	BA_ENROLL_TOOL=$work/root$TOOL_PATH BA_ENROLL_KEY=$work/key \
+		BA_ENROLL_ARGS="$ENROLL_ARGS --uuid=$uuid" BA_ENROLL_OUT=$work/root.sealed \
+		BA_ENROLL_OUT_TPM=$work/tpm \
+		bash "$here/../run-scenario.sh" --workdir "$work/enroll" "$here/enroll.sh" \
+		>"$work/enroll.log" 2>&1 ||
+		ba_die "the enrollment boot failed: $(tail -n 5 "$work/enroll.log")"
+	[ -s "$work/root.sealed" ] || ba_die "the enrollment boot wrote no sealed key"
+}
+
+stage_root() {
+	mkdir -p "$work/root"
+	cp -a "$rootfs/." "$work/root/"
+	stage_project
+}
+
+finish_root() {
+	local r=$work/root
+	install -d -m 0700 "$r/etc/btrfs-auth"
+	install -m 0600 "$work/root.sealed" "$r/etc/btrfs-auth/root.sealed"
+	printf 'UUID=%s / btrfs auth_key=btrfs:root 0 0\n' "$uuid" >"$r/etc/fstab"
+	echo ba-boot-test >"$r/etc/hostname"
+	tr -d '-' </proc/sys/kernel/random/uuid >"$r/etc/machine-id"
+	install -D -m 0755 "$here/guest/ba-report" "$r/usr/local/libexec/ba-report"
+	install -D -m 0644 "$here/guest/ba-report.service" "$r/etc/systemd/system/ba-report.service"
+	ln -sf ../ba-report.service "$r/etc/systemd/system/multi-user.target.wants/ba-report.service"
+	echo "BA_BOOT_PLAN=$BOOT_PLAN" >"$r/etc/ba-report.conf"
+}
+
+make_image() {
+	local csum=(--csum hmac-sha256 --auth-key-file "$work/key")
+	[ "$ROOT_IMAGE" != sha256-same-uuid ] || csum=(--csum sha256)
+	truncate -s 2G "$work/root.img"
+	"$progs/mkfs.btrfs" -q -f -U "$uuid" "${csum[@]}" --rootdir "$work/root" \
+		"$work/root.img" >"$work/mkfs.log" 2>&1 ||
+		ba_die "mkfs.btrfs failed: $(tail -n 5 "$work/mkfs.log")"
+}
+
+# Debian's modules with the patched btrfs.ko in place of Debian's, for
+# dracut --kmoddir.  Hard links: nothing of /lib/modules is modified.
+stage_modules() {
+	local m=$work/modroot/lib/modules/$abi
+	mkdir -p "${m%/*}"
+	cp -al "/lib/modules/$abi" "$m"
+	rm -f "$m/kernel/fs/btrfs/btrfs.ko"
+	cp "$btrfs_ko" "$m/kernel/fs/btrfs/btrfs.ko"
+	depmod -b "$work/modroot" "$abi" || ba_die "depmod for the staged modules failed"
+}
+
+make_initramfs() {
+	local d=$work/dracut e
+	stage_modules
+	# dracut takes its modules from $dracutbasedir/modules.d: the host's
+	# plus the staged 91btrfs-auth.
+	mkdir -p "$d/base/modules.d" "$d/conf.d" "$d/tmp" "$d/keys"
+	for e in /usr/lib/dracut/*; do
+		[ "${e##*/}" = modules.d ] || ln -s "$e" "$d/base/"
+	done
+	for e in /usr/lib/dracut/modules.d/*; do
+		[ "${e##*/}" = 91btrfs-auth ] || ln -s "$e" "$d/base/modules.d/"
+	done
+	ln -s "$work/root$DRACUT_MODDIR" "$d/base/modules.d/91btrfs-auth"
+	install -m 0600 "$work/root.sealed" "$d/keys/root.sealed"
+	printf 'btrfs_auth_stagedir="%s"\nbtrfs_auth_confdir="%s"\n' "$work/root" "$d/keys" >"$d/dracut.conf"
+	dracutbasedir=$d/base dracut --conf "$d/dracut.conf" --confdir "$d/conf.d" --tmpdir "$d/tmp" \
+		--no-hostonly --no-hostonly-cmdline --no-early-microcode \
+		--kmoddir "$work/modroot/lib/modules/$abi" --kver "$abi" \
+		--add "btrfs btrfs-auth" --add-drivers "virtio_blk virtio_pci" \
+		--force "$work/initrd.img" >"$work/dracut.log" 2>&1 ||
+		ba_die "dracut failed: $(tail -n 5 "$work/dracut.log")"
+	grep -q 'Including module: btrfs-auth' "$work/dracut.log" ||
+		ba_die "dracut did not include the btrfs-auth module (see $work/dracut.log)"
+}
+
+boot() {
+	local n=$1 args=() rc=0 tpm=$work/tpm
+	if [ "$BOOT_TPM" = fresh ]; then
+		tpm=$work/tpm-fresh
+		mkdir -p "$tpm"
+	fi
+	args=(--kernel "$kernel" --initrd "$work/initrd.img" --disk "$work/root.img,serial=ba-root"
+		--tpm-state "$tpm" --mem "$MEM" --timeout 900
+		--log "$work/console-$n.log" --outcome "$work/outcome-$n"
+		--append "root=UUID=$uuid rootflags=auth_key=btrfs:root rootfstype=btrfs systemd.firstboot=off ba.report=1")
+	[ "$EXPECT" = pass ] || args+=(--stop-on 'System halted|reboot: Power down|Reached target .*Switch Root|Mounted .*/sysroot')
+	bash "$here/../lib/run-vm.sh" "${args[@]}" || rc=$?
+	cp "$work/console-$n.log" "$logdir/boot-$name-console-$n.log"
+	IFS=$'\t' read -r outcome secs reason <"$work/outcome-$n"
+	step "boot $n: $outcome after $secs s${reason:+: $reason}"
+	grep -h '^BA-INFO:' "$work/console-$n.markers" 2>/dev/null | tr -d '\r' | sed "s/^/boot-$name: /" || true
+	return "$rc"
+}
+
+check_image() {
+	"$progs/btrfs" check --readonly --check-data-csum --auth-key-file "$work/key" \
+		"$work/root.img" >"$work/check-$1.log" 2>&1 ||
+		ba_die "btrfs check of the root after boot $1 failed: $(tail -n 5 "$work/check-$1.log")"
+	step "btrfs check --check-data-csum with the key: clean after boot $1"
+}
+
+# Flip one byte inside the file the booted system wrote (its pattern is
+# assembled at run time, so only the file's data holds it).
+tamper_witness() {
+	local pattern off
+	pattern='BA-WITNESS-0123456789abcdef'
+	off=$(LC_ALL=C grep -obUa -m 1 -F "$pattern" "$work/root.img" | head -n1 | cut -d: -f1)
+	[ -n "$off" ] || ba_die "the file written in the VM is not in the image"
+	off=$((off + 4096))
+	printf '\x58' | dd of="$work/root.img" bs=1 seek="$off" conv=notrunc status=none
+	step "flipped the byte at offset $off of the image (inside the witness file)"
+}
+
+expect_fail_closed() {
+	local log=$work/console-1.log p
+	[ "$outcome" = stopped ] || ba_die "expected the boot to stop failing closed, got $outcome: $reason"
+	if tr -d '\r' <"$log" | grep -q -E 'Mounted .*/sysroot|Reached target .*Switch Root|Reached target .*Initrd Root File System'; then
+		ba_die "the root file system was mounted although the boot had to fail closed"
+	fi
+	tr -d '\r' <"$log" | grep -q -E 'System halted' ||
+		ba_die "the initramfs did not halt (last console lines: $(tail -n 3 "$log" | tr -d '\r' | tr '\n' ' '))"
+	[ "${#FAIL_CLOSED_PATTERNS[@]}" -gt 0 ] || ba_die "scenario $name sets no FAIL_CLOSED_PATTERNS"
+	for p in "${FAIL_CLOSED_PATTERNS[@]}"; do
+		grep -q -E -e "$p" "$log" || ba_die "the console does not say why: no line matches '$p'"
+	done
+	step "failed closed: root not mounted, the console says why, the initramfs halted"
+}
+
+resolve_inputs
+timed "rootfs, module and progs" true
+make_key
+timed "staging the root" stage_root
+timed "enrollment boot" enroll
+finish_root
+timed "mkfs.btrfs --rootdir" make_image
+timed "dracut" make_initramfs
+
+if [ "$EXPECT" = fail-closed ]; then
+	boot 1 || true
+	expect_fail_closed
+	passed=1
+	exit 0
+fi
+
+IFS=, read -r -a plan <<<"$BOOT_PLAN"
+for ((i = 1; i <= ${#plan[@]}; i++)); do
+	boot "$i" || ba_die "boot $i failed: $outcome: $reason (console: $logdir/boot-$name-console-$i.log)"
+	[ "${plan[i-1]}" != first ] || { check_image "$i"; [ "$i" = "${#plan[@]}" ] || tamper_witness; }
+done
+passed=1
+step PASS
