@@ -1,0 +1,136 @@
+# shellcheck shell=bash
+# Helpers for the progs-patch tests.  Sourced, not run.
+#
+# Every test gets the patched binaries from build-progs.sh ($BIN), a private
+# scratch directory ($T, removed at exit, keys included) and assertions that
+# fail the test with a message.
+
+set -euo pipefail
+
+PP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=../../tools/lib.sh
+source "$PP_DIR/../tools/lib.sh"
+
+T_NAME=${0##*/}
+T_FAILS=0
+T_START=$SECONDS
+
+t_log() { printf '%s: %s\n' "$T_NAME" "$*" >&2; }
+t_fail() {
+	printf '%s: FAIL: %s\n' "$T_NAME" "$*" >&2
+	T_FAILS=$((T_FAILS + 1))
+}
+t_ok() { printf '%s: ok: %s\n' "$T_NAME" "$*" >&2; }
+
+t_cleanup() {
+	# Keys are secrets even in tests: wipe them before removing.
+	if [ -n "${T:-}" ] && [ -d "$T" ]; then
+		find "$T" -name '*.key' -type f -exec shred -u {} + 2>/dev/null || true
+		rm -rf "$T"
+	fi
+}
+
+t_init() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/progs-test.XXXXXX")
+	trap t_cleanup EXIT
+	BIN=$("$PP_DIR/build-progs.sh" "$@") || ba_die "build-progs.sh failed"
+	[ -x "$BIN/btrfs" ] || ba_die "no btrfs in $BIN"
+	export LANG=C LC_ALL=C
+	# Uninitialized heap memory is garbage, not zeros, also outside meson.
+	export MALLOC_PERTURB_=${MALLOC_PERTURB_:-165}
+}
+
+# Finish: exit status says whether every assertion held.
+t_done() {
+	local secs=$((SECONDS - T_START))
+	if [ "$T_FAILS" -gt 0 ]; then
+		t_log "$T_FAILS assertion(s) failed (${secs}s)"
+		exit 1
+	fi
+	t_log "all assertions passed (${secs}s)"
+	exit 0
+}
+
+# A random key of $2 bytes (default 32) in file $1, mode 0600.
+t_key() {
+	(umask 077 && head -c "${2:-32}" /dev/urandom >"$1")
+}
+
+# Run "$@" with output in $T/out; sets RC.  Never fails the shell.
+t_run() {
+	set +e
+	"$@" >"$T/out" 2>&1
+	RC=$?
+	set -e
+	return 0
+}
+
+# The command succeeds.
+t_expect_ok() {
+	local what=$1; shift
+	t_run "$@"
+	if [ "$RC" -eq 0 ]; then
+		t_ok "$what"
+	else
+		t_fail "$what: exit status $RC: $(tail -n 5 "$T/out")"
+	fi
+}
+
+# Killed by a signal: bash reports 128 + the signal number (1..64).  Statuses
+# above 192 are exit() codes (some btrfs commands return -errno from main).
+t_signalled() { [ "$1" -gt 128 ] && [ "$1" -le 192 ]; }
+
+# The command fails cleanly (not killed by a signal) and its output matches
+# the extended regex $2.
+t_expect_refusal() {
+	local what=$1 pattern=$2; shift 2
+	t_run "$@"
+	if [ "$RC" -eq 0 ]; then
+		t_fail "$what: succeeded, expected a refusal"
+	elif t_signalled "$RC"; then
+		t_fail "$what: died with status $RC (signal $((RC - 128)))"
+	elif ! grep -Eq -- "$pattern" "$T/out"; then
+		t_fail "$what: status $RC but no /$pattern/ in: $(tail -n 5 "$T/out")"
+	else
+		t_ok "$what (status $RC)"
+	fi
+}
+
+# The last command's output matches / does not match.
+t_expect_output() {
+	local what=$1 pattern=$2
+	if grep -Eq -- "$pattern" "$T/out"; then
+		t_ok "$what"
+	else
+		t_fail "$what: no /$pattern/ in: $(tail -n 5 "$T/out")"
+	fi
+}
+
+# Flip bit 0 of the byte at offset $2 of file $1.
+t_flip() {
+	python3 - "$1" "$2" <<'EOF'
+import sys
+with open(sys.argv[1], 'r+b') as f:
+    off = int(sys.argv[2])
+    f.seek(off)
+    b = f.read(1)
+    f.seek(off)
+    f.write(bytes([b[0] ^ 1]))
+EOF
+}
+
+# Physical offset of copy $3 (1-based) of logical $2 on image $1, using key
+# file $4 if given.
+t_physical() {
+	local img=$1 logical=$2 copy=$3 key=${4:-}
+	local -a k=()
+	[ -n "$key" ] && k=(--auth-key-file "$key")
+	"$BIN/btrfs-map-logical" "${k[@]}" -l "$logical" -b 4096 "$img" >"$T/map" 2>/dev/null || true
+	awk -v c="$copy" '$1 == "mirror" && $2 == c { print $6; exit }' "$T/map"
+}
+
+# Sparse image file $1 of size $2.
+t_image() {
+	rm -f "$1"
+	truncate -s "$2" "$1"
+}

@@ -1,0 +1,132 @@
+#!/bin/bash
+# Every tool that reads a filesystem from its devices: without the key it
+# refuses, naming --auth-key-file, with a non-zero status and without
+# crashing; with the key it works where it works for other filesystems, and
+# what it writes still verifies.
+source "$(dirname "$0")/lib.sh"
+t_init
+
+t_key "$T/k.key"
+K=(--auth-key-file "$T/k.key")
+mkdir -p "$T/root/d"
+head -c 1M /dev/urandom >"$T/root/d/data"
+seq 1 20000 >"$T/root/text"
+t_image "$T/a.img" 300M
+"$BIN/mkfs.btrfs" -q -f --csum hmac-sha256 "${K[@]}" --rootdir "$T/root" "$T/a.img" >/dev/null 2>&1 ||
+	ba_die "mkfs failed"
+cp --sparse=always "$T/a.img" "$T/pristine.img"
+fresh() { cp --sparse=always "$T/pristine.img" "$T/a.img"; }
+still_clean() {
+	t_expect_ok "$1: the filesystem still checks clean" \
+		"$BIN/btrfs" check --check-data-csum "${K[@]}" "$T/a.img"
+}
+NOKEY='--auth-key-file'
+
+# Never a signal, whatever the outcome.
+t_expect_no_crash() {
+	local what=$1; shift
+	t_run "$@"
+	if t_signalled "$RC"; then
+		t_fail "$what: died with status $RC"
+	else
+		t_ok "$what: status $RC, no crash"
+	fi
+}
+
+# --- read-only tools ---
+t_expect_refusal "restore without key" "$NOKEY" "$BIN/btrfs" restore "$T/a.img" "$T/r1"
+mkdir "$T/r2"
+t_expect_ok "restore with key" "$BIN/btrfs" restore "${K[@]}" "$T/a.img" "$T/r2"
+diff -r "$T/root" "$T/r2" >/dev/null && t_ok "restored files identical" || t_fail "restored files differ"
+
+for sub in dump-tree tree-stats; do
+	t_expect_refusal "inspect-internal $sub without key" "$NOKEY" "$BIN/btrfs" inspect-internal "$sub" "$T/a.img"
+	t_expect_ok "inspect-internal $sub with key" "$BIN/btrfs" inspect-internal "$sub" "${K[@]}" "$T/a.img"
+done
+t_expect_ok "inspect-internal dump-super without key" "$BIN/btrfs" inspect-internal dump-super -a "$T/a.img"
+t_expect_output "dump-super -a: not verified without key" 'NOT VERIFIED'
+t_expect_ok "inspect-internal dump-super -a with key" "$BIN/btrfs" inspect-internal dump-super -a "${K[@]}" "$T/a.img"
+[ "$(grep -c '\[match\]' "$T/out")" -ge 4 ] && t_ok "dump-super -a: all copies match (and magic)" ||
+	t_fail "dump-super -a with key: not every copy matches"
+# logical-resolve and min-dev-size work on mounted filesystems only.
+t_expect_no_crash "inspect-internal logical-resolve on an image" \
+	"$BIN/btrfs" inspect-internal logical-resolve 30588928 "$T/a.img"
+
+t_expect_refusal "filesystem show without key" "$NOKEY" "$BIN/btrfs" filesystem show "$T/a.img"
+t_expect_ok "filesystem show with key" "$BIN/btrfs" filesystem show "${K[@]}" "$T/a.img"
+t_expect_refusal "filesystem label without key" "$NOKEY" "$BIN/btrfs" filesystem label "$T/a.img"
+t_expect_ok "filesystem label with key" "$BIN/btrfs" filesystem label "${K[@]}" "$T/a.img"
+
+t_expect_refusal "btrfs-find-root without key" "$NOKEY" "$BIN/btrfs-find-root" "$T/a.img"
+t_expect_ok "btrfs-find-root with key" "$BIN/btrfs-find-root" "${K[@]}" "$T/a.img"
+t_expect_output "btrfs-find-root finds the tree root" 'Found tree root at'
+root=$("$BIN/btrfs" inspect-internal dump-super "${K[@]}" "$T/a.img" | awk '$1 == "root" { print $2 }')
+t_expect_refusal "btrfs-map-logical without key" "$NOKEY" "$BIN/btrfs-map-logical" -l "$root" "$T/a.img"
+t_expect_ok "btrfs-map-logical with key" "$BIN/btrfs-map-logical" "${K[@]}" -l "$root" -b 4096 "$T/a.img"
+
+# --- btrfs-image: dump and restore ---
+t_expect_refusal "btrfs-image without key" "$NOKEY" "$BIN/btrfs-image" "$T/a.img" "$T/dump"
+t_expect_ok "btrfs-image with key" "$BIN/btrfs-image" "${K[@]}" "$T/a.img" "$T/dump"
+t_expect_refusal "btrfs-image -r without key" "$NOKEY" "$BIN/btrfs-image" -r "$T/dump" "$T/restored.img"
+t_key "$T/other.key"
+t_expect_refusal "btrfs-image -r with a wrong key" 'does not match' \
+	"$BIN/btrfs-image" --auth-key-file "$T/other.key" -r "$T/dump" "$T/restored.img"
+t_expect_ok "btrfs-image -r with key" "$BIN/btrfs-image" "${K[@]}" -r "$T/dump" "$T/restored.img"
+t_expect_ok "restored metadata image checks with the key" "$BIN/btrfs" check "${K[@]}" "$T/restored.img"
+t_expect_ok "btrfs-image -s (sanitize) with key" "$BIN/btrfs-image" -s "${K[@]}" "$T/a.img" "$T/dump-s"
+t_expect_ok "btrfs-image -r of the sanitized image" "$BIN/btrfs-image" "${K[@]}" -r "$T/dump-s" "$T/restored-s.img"
+t_expect_ok "sanitized image: every tree block MAC verifies" "$BIN/btrfs" inspect-internal dump-tree "${K[@]}" "$T/restored-s.img"
+
+# --- tools that write ---
+t_expect_refusal "btrfs-select-super without key" "$NOKEY" "$BIN/btrfs-select-super" -s 1 "$T/a.img"
+t_expect_ok "btrfs-select-super with key" "$BIN/btrfs-select-super" "${K[@]}" -s 1 "$T/a.img"
+still_clean "btrfs-select-super"
+
+t_expect_ok "filesystem label set with key" "$BIN/btrfs" filesystem label "${K[@]}" "$T/a.img" authlabel
+t_run "$BIN/btrfs" filesystem label "${K[@]}" "$T/a.img"
+t_expect_output "the new label is there" '^authlabel$'
+still_clean "label set"
+
+for sub in "super-recover -y" zero-log fix-device-size clear-uuid-tree; do
+	# shellcheck disable=SC2086
+	t_expect_refusal "rescue $sub without key" "$NOKEY" "$BIN/btrfs" rescue $sub "$T/a.img"
+	# shellcheck disable=SC2086
+	t_expect_ok "rescue $sub with key" "$BIN/btrfs" rescue $sub "${K[@]}" "$T/a.img"
+	still_clean "rescue $sub"
+done
+# chunk-recover fails on such small images for any checksum type in 6.2; it
+# must still refuse without the key, and not crash with it.
+fresh
+t_expect_refusal "rescue chunk-recover without key" "$NOKEY" "$BIN/btrfs" rescue chunk-recover -y "$T/a.img"
+t_expect_no_crash "rescue chunk-recover with key" "$BIN/btrfs" rescue chunk-recover -y "${K[@]}" "$T/a.img"
+
+fresh
+t_expect_refusal "btrfstune -m without key" "$NOKEY" "$BIN/btrfstune" -m "$T/a.img"
+t_expect_ok "btrfstune -m with key" "$BIN/btrfstune" -m "${K[@]}" "$T/a.img"
+still_clean "btrfstune -m"
+t_expect_refusal "btrfs check --repair without key" "$NOKEY" "$BIN/btrfs" check --repair --force "$T/a.img"
+
+# --- btrfs-convert: create an authenticated filesystem, roll it back ---
+if command -v mkfs.ext4 >/dev/null && command -v debugfs >/dev/null; then
+	t_image "$T/e.img" 300M
+	mkfs.ext4 -q -F -b 4096 "$T/e.img"
+	debugfs -w -R "write $T/root/text text" "$T/e.img" >/dev/null 2>&1
+	cp --sparse=always "$T/e.img" "$T/e0.img"
+	t_expect_refusal "btrfs-convert to hmac-sha256 without key" 'needs a key' \
+		"$BIN/btrfs-convert" --csum hmac-sha256 "$T/e.img"
+	t_expect_refusal "btrfs-convert hmac-sha256 --no-datasum" 'unauthenticated' \
+		"$BIN/btrfs-convert" --csum hmac-sha256 --no-datasum "${K[@]}" "$T/e.img"
+	cmp -s "$T/e.img" "$T/e0.img" && t_ok "refused conversions left ext4 untouched" ||
+		t_fail "a refused conversion changed the ext4 image"
+	t_expect_ok "btrfs-convert to hmac-sha256 with key" "$BIN/btrfs-convert" --csum hmac-sha256 "${K[@]}" "$T/e.img"
+	t_expect_ok "converted: checks with the key" "$BIN/btrfs" check --check-data-csum "${K[@]}" "$T/e.img"
+	t_expect_refusal "btrfs-convert -r without key" "$NOKEY" "$BIN/btrfs-convert" -r "$T/e.img"
+	t_expect_ok "btrfs-convert -r with key" "$BIN/btrfs-convert" -r "${K[@]}" "$T/e.img"
+	t_expect_ok "rolled back: e2fsck clean" e2fsck -fn "$T/e.img"
+	debugfs -R "cat text" "$T/e.img" 2>/dev/null | cmp -s - "$T/root/text" &&
+		t_ok "rolled back: file intact" || t_fail "rolled back: file differs"
+else
+	t_fail "mkfs.ext4/debugfs missing (e2fsprogs): cannot test btrfs-convert"
+fi
+
+t_done

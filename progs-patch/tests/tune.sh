@@ -1,0 +1,122 @@
+#!/bin/bash
+# btrfstune: convert to hmac-sha256 from every unkeyed type, change the key,
+# go back to an unkeyed type; the result checks with the new key and not with
+# the old one; tampered images are refused and left byte-identical; a resume
+# with another key is refused; progress on a terminal.
+source "$(dirname "$0")/lib.sh"
+t_init
+
+t_key "$T/old.key"
+t_key "$T/new.key"
+mkdir -p "$T/root/d"
+head -c 6M /dev/urandom >"$T/root/d/random"
+seq 1 100000 >"$T/root/text"
+printf 'inline' >"$T/root/small"
+
+tune() { "$BIN/btrfstune" "$@"; }
+check() { "$BIN/btrfs" check --check-data-csum "$@"; }
+same_files() {
+	rm -rf "$T/out.d" && mkdir "$T/out.d"
+	"$BIN/btrfs" restore "$@" "$T/out.d" >/dev/null 2>&1 &&
+		diff -r "$T/root" "$T/out.d" >/dev/null
+}
+
+# --- every unkeyed type to hmac-sha256 ---
+for csum in crc32c xxhash sha256 blake2; do
+	t_image "$T/$csum.img" 300M
+	"$BIN/mkfs.btrfs" -q -f --csum "$csum" --rootdir "$T/root" "$T/$csum.img" >/dev/null 2>&1 ||
+		ba_die "mkfs --csum $csum failed"
+	t_expect_ok "convert $csum to hmac-sha256" \
+		tune --csum hmac-sha256 --auth-key-file "$T/new.key" "$T/$csum.img"
+	t_expect_ok "converted from $csum: checks with the key" check --auth-key-file "$T/new.key" "$T/$csum.img"
+	t_expect_refusal "converted from $csum: no key is refused" -- '--auth-key-file' check "$T/$csum.img"
+	t_expect_refusal "converted from $csum: the old key is refused" 'wrong key' \
+		check --auth-key-file "$T/old.key" "$T/$csum.img"
+	if same_files --auth-key-file "$T/new.key" "$T/$csum.img"; then
+		t_ok "converted from $csum: all files intact"
+	else
+		t_fail "converted from $csum: restored files differ"
+	fi
+done
+img=$T/crc32c.img
+t_expect_ok "rerun of a finished conversion" tune --csum hmac-sha256 --auth-key-file "$T/new.key" "$img"
+t_expect_output "it says there is nothing to do" 'already uses hmac-sha256'
+
+# --- change the key: new.key -> old.key, then refusals ---
+t_expect_refusal "rekey without the current key" 'give its current key' \
+	tune --new-auth-key-file "$T/old.key" "$img"
+t_expect_refusal "rekey with a wrong current key" 'superblock' \
+	tune --auth-key-file "$T/old.key" --new-auth-key-file "$T/old.key" "$img"
+t_expect_refusal "--new-auth-key-file with an unkeyed type" 'needs a keyed checksum' \
+	tune --csum crc32c --auth-key-file "$T/new.key" --new-auth-key-file "$T/old.key" "$img"
+t_expect_ok "rekey" tune --auth-key-file "$T/new.key" --new-auth-key-file "$T/old.key" "$img"
+t_expect_ok "rekeyed: checks with the new key" check --auth-key-file "$T/old.key" "$img"
+t_expect_refusal "rekeyed: the previous key is refused" 'wrong key' check --auth-key-file "$T/new.key" "$img"
+t_expect_ok "python: rekeyed superblock MAC" python3 "$PP_DIR/tests/oracle.py" super "$T/old.key" "$img"
+t_expect_ok "rerun of a finished rekey" tune --auth-key-file "$T/new.key" --new-auth-key-file "$T/old.key" "$img"
+t_expect_output "it says there is nothing to do" 'already uses hmac-sha256 with this key'
+
+# --- back to an unkeyed checksum ---
+t_expect_refusal "leaving hmac-sha256 without the key" 'give its current key' tune --csum crc32c "$img"
+t_expect_ok "hmac-sha256 back to crc32c" tune --csum crc32c --auth-key-file "$T/old.key" "$img"
+t_expect_ok "crc32c again: checks without a key" check "$img"
+if same_files "$img"; then t_ok "all files intact after three changes"; else t_fail "files differ after three changes"; fi
+
+# --- tampered images are refused before anything is written ---
+t_image "$T/t.img" 300M
+"$BIN/mkfs.btrfs" -q -f --rootdir "$T/root" "$T/t.img" >/dev/null 2>&1 || ba_die "mkfs failed"
+"$BIN/btrfs" inspect-internal dump-tree -t csum --csum-items "$T/t.img" >"$T/csums"
+logical=$(sed -n 's/^[[:space:]]*\[\([0-9]*\)\] 0x[0-9a-f]*.*/\1/p;T;q' "$T/csums")
+[ -n "$logical" ] || ba_die "no data checksum found"
+"$BIN/btrfs" inspect-internal dump-tree -t 5 "$T/t.img" >"$T/fstree"
+leaf=$(awk '$1 == "leaf" { print $2; exit }' "$T/fstree")
+for what in data metadata-copy-1 metadata-copy-2; do
+	cp "$T/t.img" "$T/bad.img"
+	case $what in
+	data) off=$(t_physical "$T/bad.img" "$logical" 1) ;;
+	metadata-copy-*) off=$(t_physical "$T/bad.img" "$leaf" "${what##*-}") ;;
+	esac
+	[ -n "$off" ] || ba_die "cannot map the block to tamper with"
+	off=$((off + 1000))
+	t_flip "$T/bad.img" "$off"
+	sum=$(sha256sum <"$T/bad.img")
+	t_expect_refusal "convert refuses tampered $what" 'does not match|nothing was changed' \
+		tune --csum hmac-sha256 --auth-key-file "$T/new.key" "$T/bad.img"
+	if [ "$(sha256sum <"$T/bad.img")" = "$sum" ]; then
+		t_ok "tampered $what: image byte-identical after the refusal"
+	else
+		t_fail "tampered $what: image changed by a refused conversion"
+	fi
+done
+# The same for a rekey: an hmac image with a modified block.
+cp "$T/t.img" "$T/bad.img"
+tune --csum hmac-sha256 --auth-key-file "$T/old.key" "$T/bad.img" >/dev/null 2>&1 || ba_die "convert failed"
+"$BIN/btrfs" inspect-internal dump-tree --auth-key-file "$T/old.key" -t 5 "$T/bad.img" >"$T/fstree"
+leaf=$(awk '$1 == "leaf" { print $2; exit }' "$T/fstree")
+t_flip "$T/bad.img" $(( $(t_physical "$T/bad.img" "$leaf" 2 "$T/old.key") + 2000 ))
+sum=$(sha256sum <"$T/bad.img")
+t_expect_refusal "rekey refuses a tampered tree block copy" 'checksum does not match' \
+	tune --auth-key-file "$T/old.key" --new-auth-key-file "$T/new.key" "$T/bad.img"
+[ "$(sha256sum <"$T/bad.img")" = "$sum" ] && t_ok "tampered rekey: image byte-identical" ||
+	t_fail "tampered rekey: image changed"
+
+# --- a resume needs the key the change started with ---
+cp "$T/t.img" "$T/r.img"
+{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=data-batch tune --csum hmac-sha256 --auth-key-file "$T/new.key" "$T/r.img"; } >/dev/null 2>&1 || true
+t_expect_refusal "other tools refuse a filesystem mid-change" 'same btrfstune command' \
+	"$BIN/btrfs" check --auth-key-file "$T/new.key" "$T/r.img"
+t_expect_refusal "resuming with another key is refused" 'not the one the interrupted change started with|keys the change was started with' \
+	tune --csum hmac-sha256 --auth-key-file "$T/old.key" "$T/r.img"
+t_expect_ok "resuming with the right key completes" tune --csum hmac-sha256 --auth-key-file "$T/new.key" "$T/r.img"
+t_expect_ok "resumed: checks clean" check --auth-key-file "$T/new.key" "$T/r.img"
+
+# --- progress on a terminal ---
+cp "$T/t.img" "$T/p.img"
+t_run script -qec "$BIN/btrfstune --csum hmac-sha256 --auth-key-file $T/new.key $T/p.img" /dev/null
+if [ "$RC" -eq 0 ] && grep -q $'\r''rewriting data checksums: [0-9]*/[0-9]* MiB' "$T/out"; then
+	t_ok "progress shown on a terminal"
+else
+	t_fail "no progress on a terminal (status $RC): $(tr '\r' '\n' <"$T/out" | tail -n 3)"
+fi
+
+t_done
