@@ -142,6 +142,11 @@ vm_guest_file() { rs_mk_args+=(--add-file "$1"); }
 vm_module() { rs_mk_args+=(--module "$1"); }
 vm_append() { rs_append="$rs_append $*"; }
 vm_tpm() { rs_tpm=$BA_WORK/tpm; }
+# More QEMU arguments for every boot (e.g. vm_qemu_arg -smbios type=1,serial=X).
+vm_qemu_arg() { local a; for a in "$@"; do rs_qemu_args+=(--qemu-arg "$a"); done; }
+# For host_boot N only: more run-vm.sh arguments for that boot (--stop-on
+# ERE, --console-input FILE, --qemu-arg ARG).
+vm_boot_arg() { rs_boot_args+=("$@"); }
 
 sh_quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 
@@ -168,8 +173,14 @@ BA_SCENARIO=$scenario_name
 export BA_WORK BA_TO_GUEST BA_FROM_GUEST BA_SCENARIO
 : >"$BA_WORK/guest.env"
 
-rs_disks=() rs_mk_args=() rs_append='' rs_tpm=''
+rs_disks=() rs_mk_args=() rs_append='' rs_tpm='' rs_qemu_args=() rs_boot_args=()
 BA_TIMEOUT=300 BA_BOOTS=1 BA_MEM=768 BA_NEEDS_PATCHED_PROGS=0 BA_BTRFS_MODULE=patched
+# Boots (space-separated numbers) that the host ends itself (run-vm.sh
+# --stop-on, set in host_boot): for them "stopped" counts as passed.
+BA_STOPPED_BOOTS=''
+# Files of the work directory (space-separated) holding test secrets:
+# removed even when a failed run keeps the rest.
+BA_SECRETS=''
 # shellcheck source=/dev/null
 source "$scenario_file"
 declare -F guest >/dev/null || ba_die "$scenario_file defines no guest() function"
@@ -188,6 +199,7 @@ finish() {
 	if [ -z "$failed" ] && [ "$keep" = 0 ]; then
 		rm -rf "$BA_WORK"
 	elif [ -n "$failed" ]; then
+		for f in $BA_SECRETS; do rm -rf "${BA_WORK:?}/$f"; done
 		echo "vm-$scenario_name: kept $BA_WORK (images, initramfs, console logs)"
 	fi
 }
@@ -235,6 +247,9 @@ run_boot() {
 	for d in "${rs_disks[@]}"; do vm_args+=(--disk "$d"); done
 	vm_args+=(--disk "$results,serial=ba-results")
 	[ -z "$rs_tpm" ] || vm_args+=(--tpm-state "$rs_tpm")
+	rs_boot_args=()
+	if declare -F host_boot >/dev/null; then host_boot "$n" || ba_die "host_boot $n failed"; fi
+	vm_args+=("${rs_qemu_args[@]}" "${rs_boot_args[@]}")
 	"$BA_VM_LIB/run-vm.sh" --kernel "$kernel" --initrd "$BA_WORK/initrd.img" \
 		"${vm_args[@]}" --append "ba.boot=$n$rs_append" --timeout "$BA_TIMEOUT" \
 		--mem "$BA_MEM" --log "$BA_WORK/console-$n.log" --outcome "$BA_WORK/outcome-$n" \
@@ -255,6 +270,12 @@ run_boot() {
 outcome='' reason='' secs=''
 for ((boot = 1; boot <= BA_BOOTS; boot++)); do
 	run_boot "$boot"
+	if [ "$outcome" = stopped ] && [[ " $BA_STOPPED_BOOTS " == *" $boot "* ]]; then
+		echo "vm-$scenario_name: boot $boot was stopped by the host, as the scenario asks"
+		outcome=pass reason=''
+	elif [[ " $BA_STOPPED_BOOTS " == *" $boot "* ]]; then
+		outcome=fail reason="boot $boot had to be stopped by the host, but ended as $outcome${reason:+: $reason}"
+	fi
 	[ "$outcome" = pass ] || break
 	if [ "$boot" -lt "$BA_BOOTS" ] && declare -F host_between >/dev/null; then
 		set +e

@@ -9,6 +9,7 @@
 #include "exit-codes.h"
 #include "keyfile.h"
 #include "keyring.h"
+#include "recovery.h"
 #include "tpm2-context.h"
 #include "tpm2-pcr.h"
 
@@ -17,13 +18,20 @@ enum {
         C_LOAD = 1 << 1,
         C_LOCK = 1 << 2,
         C_STATUS = 1 << 3,
-        C_ALL = C_ENROLL | C_LOAD | C_LOCK | C_STATUS,
+        C_RESEAL = 1 << 4,
+        C_CONFIRM = 1 << 5,
+        C_REKEY = 1 << 6,
+        C_ALL = C_ENROLL | C_LOAD | C_LOCK | C_STATUS | C_RESEAL | C_CONFIRM | C_REKEY,
+        C_UNLOCK = C_LOAD | C_RESEAL | C_REKEY, /* commands that may need the key */
+        C_FILES = C_ENROLL | C_LOAD | C_STATUS | C_RESEAL | C_CONFIRM | C_REKEY,
 };
 
 enum {
         OPT_TCTI = 0x100, OPT_TPM_WAIT, OPT_CONFIG_DIR, OPT_KEY_FILE, OPT_GENERATE, OPT_RECOVERY_FILE, OPT_PCRS,
         OPT_PCR_VALUE, OPT_LOCK_PCR, OPT_PIN, OPT_PIN_FROM, OPT_PIN_TRIES, OPT_DEVICE, OPT_UUID,
         OPT_DESCRIPTION, OPT_FORCE, OPT_CHECK, OPT_KEYRING, OPT_LOCK, OPT_PCR, OPT_NO_TPM,
+        OPT_RECOVERY_PASSPHRASE, OPT_PASSPHRASE_FROM, OPT_RECOVERY_TRIES, OPT_SCRYPT_LOG_N, OPT_STATE_DIR,
+        OPT_NO_UPDATE_INITRAMFS, OPT_NEW_KEY_FILE, OPT_BTRFSTUNE,
 };
 
 static const struct {
@@ -35,20 +43,28 @@ static const struct {
         { { "quiet", no_argument, NULL, 'q' }, C_ALL },
         { { "tcti", required_argument, NULL, OPT_TCTI }, C_ALL },
         { { "tpm-wait", required_argument, NULL, OPT_TPM_WAIT }, C_ALL },
-        { { "config-dir", required_argument, NULL, OPT_CONFIG_DIR }, C_ENROLL | C_LOAD | C_STATUS },
-        { { "key-file", required_argument, NULL, OPT_KEY_FILE }, C_ENROLL },
+        { { "config-dir", required_argument, NULL, OPT_CONFIG_DIR }, C_FILES },
+        { { "key-file", required_argument, NULL, OPT_KEY_FILE }, C_ENROLL | C_RESEAL | C_REKEY },
         { { "generate", no_argument, NULL, OPT_GENERATE }, C_ENROLL },
-        { { "recovery-file", required_argument, NULL, OPT_RECOVERY_FILE }, C_ENROLL },
-        { { "pcrs", required_argument, NULL, OPT_PCRS }, C_ENROLL },
-        { { "pcr-value", required_argument, NULL, OPT_PCR_VALUE }, C_ENROLL },
+        { { "recovery-file", required_argument, NULL, OPT_RECOVERY_FILE }, C_ENROLL | C_REKEY },
+        { { "pcrs", required_argument, NULL, OPT_PCRS }, C_ENROLL | C_RESEAL },
+        { { "pcr-value", required_argument, NULL, OPT_PCR_VALUE }, C_ENROLL | C_RESEAL },
         { { "lock-pcr", required_argument, NULL, OPT_LOCK_PCR }, C_ENROLL },
         { { "pin", no_argument, NULL, OPT_PIN }, C_ENROLL },
-        { { "pin-from", required_argument, NULL, OPT_PIN_FROM }, C_ENROLL | C_LOAD },
-        { { "pin-tries", required_argument, NULL, OPT_PIN_TRIES }, C_LOAD },
-        { { "device", required_argument, NULL, OPT_DEVICE }, C_ENROLL },
+        { { "pin-from", required_argument, NULL, OPT_PIN_FROM }, C_ENROLL | C_UNLOCK },
+        { { "pin-tries", required_argument, NULL, OPT_PIN_TRIES }, C_UNLOCK },
+        { { "device", required_argument, NULL, OPT_DEVICE }, C_ENROLL | C_REKEY },
         { { "uuid", required_argument, NULL, OPT_UUID }, C_ENROLL },
         { { "description", required_argument, NULL, OPT_DESCRIPTION }, C_ENROLL },
-        { { "force", no_argument, NULL, OPT_FORCE }, C_ENROLL },
+        { { "force", no_argument, NULL, OPT_FORCE }, C_ENROLL | C_CONFIRM },
+        { { "recovery-passphrase", no_argument, NULL, OPT_RECOVERY_PASSPHRASE }, C_ENROLL },
+        { { "passphrase-from", required_argument, NULL, OPT_PASSPHRASE_FROM }, C_ENROLL | C_UNLOCK },
+        { { "recovery-tries", required_argument, NULL, OPT_RECOVERY_TRIES }, C_UNLOCK },
+        { { "scrypt-log-n", required_argument, NULL, OPT_SCRYPT_LOG_N }, C_ENROLL },
+        { { "state-dir", required_argument, NULL, OPT_STATE_DIR }, C_LOAD | C_CONFIRM },
+        { { "no-update-initramfs", no_argument, NULL, OPT_NO_UPDATE_INITRAMFS }, C_RESEAL | C_CONFIRM | C_REKEY },
+        { { "new-key-file", required_argument, NULL, OPT_NEW_KEY_FILE }, C_REKEY },
+        { { "btrfstune", required_argument, NULL, OPT_BTRFSTUNE }, C_REKEY },
         { { "check", required_argument, NULL, OPT_CHECK }, C_LOAD },
         { { "keyring", required_argument, NULL, OPT_KEYRING }, C_LOAD },
         { { "lock", no_argument, NULL, OPT_LOCK }, C_LOAD },
@@ -65,6 +81,9 @@ static const struct {
         { "load", BA_CMD_LOAD, C_LOAD },
         { "lock", BA_CMD_LOCK, C_LOCK },
         { "status", BA_CMD_STATUS, C_STATUS },
+        { "reseal", BA_CMD_RESEAL, C_RESEAL },
+        { "confirm", BA_CMD_CONFIRM, C_CONFIRM },
+        { "rekey", BA_CMD_REKEY, C_REKEY },
 };
 
 static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...) {
@@ -133,6 +152,7 @@ static int parse_enroll_option(struct ba_args *a, int c, const char *arg) {
         case OPT_PCRS:
                 if (ba_parse_pcr_list(arg, &a->pcr_mask) < 0)
                         return usage_error("--pcrs: '%s' is not a list of PCRs 0..23 like 7 or 0,2,7 or none.", arg);
+                a->pcrs_given = true;
                 return 0;
         case OPT_PCR_VALUE:
                 return parse_pcr_value(a, arg);
@@ -157,6 +177,43 @@ static int parse_enroll_option(struct ba_args *a, int c, const char *arg) {
                 return 0;
         default:
                 return usage_error("Option 0x%x is not handled.", (unsigned) c);
+        }
+}
+
+static int parse_recovery_option(struct ba_args *a, int c, const char *arg) {
+        switch (c) {
+        case OPT_RECOVERY_PASSPHRASE:
+                a->recovery_passphrase = true;
+                return 0;
+        case OPT_PASSPHRASE_FROM:
+                if (ba_pin_source_parse(arg, &a->pass_from) < 0)
+                        return usage_error("--passphrase-from: '%s' is not one of auto, tty, stdin, ask-password.",
+                                           arg);
+                return 0;
+        case OPT_RECOVERY_TRIES:
+                if (ba_parse_uint(arg, 10, &a->recovery_tries) < 0)
+                        return usage_error("--recovery-tries: '%s' is not a number 0..10.", arg);
+                return 0;
+        case OPT_SCRYPT_LOG_N:
+                if (ba_parse_uint(arg, BA_RECOVERY_LOG_N_MAX, &a->scrypt_log_n) < 0 ||
+                    a->scrypt_log_n < BA_RECOVERY_LOG_N_MIN)
+                        return usage_error("--scrypt-log-n: '%s' is not a number %d..%d.", arg, BA_RECOVERY_LOG_N_MIN,
+                                           BA_RECOVERY_LOG_N_MAX);
+                return 0;
+        case OPT_STATE_DIR:
+                a->state_dir = arg;
+                return 0;
+        case OPT_NO_UPDATE_INITRAMFS:
+                a->update_initramfs = false;
+                return 0;
+        case OPT_NEW_KEY_FILE:
+                a->new_key_file = arg;
+                return 0;
+        case OPT_BTRFSTUNE:
+                a->btrfstune = arg;
+                return 0;
+        default:
+                return parse_enroll_option(a, c, arg);
         }
 }
 
@@ -187,7 +244,7 @@ static int parse_other_option(struct ba_args *a, int c, const char *arg) {
                 a->no_tpm = true;
                 return 0;
         default:
-                return parse_enroll_option(a, c, arg);
+                return parse_recovery_option(a, c, arg);
         }
 }
 
@@ -307,13 +364,37 @@ static int check_enroll(struct ba_args *a) {
                 a->pcr_mask |= UINT32_C(1) << a->lock_pcr;
         if (a->pcr_mask == 0 && !a->pin)
                 return usage_error("%s", "Nothing to seal to: choose PCRs (--pcrs) and/or --pin.");
+        if (a->recovery_passphrase && a->pass_from == BA_PIN_FROM_STDIN && a->pin && a->pin_from == BA_PIN_FROM_STDIN)
+                return usage_error("%s", "The PIN and the recovery passphrase cannot both come from stdin.");
+        return 0;
+}
+
+static int check_rekey(const struct ba_args *a) {
+        if (!a->device)
+                return usage_error("%s", "rekey needs --device=DEV, the filesystem whose key changes (not mounted).");
+        if (a->key_file && a->new_key_file && strcmp(a->key_file, "-") == 0 && strcmp(a->new_key_file, "-") == 0)
+                return usage_error("%s", "--key-file and --new-key-file cannot both be stdin.");
+        if (a->new_key_file && a->recovery_file)
+                return usage_error("%s", "--recovery-file writes a generated key; with --new-key-file you have it "
+                                   "already.");
+        return 0;
+}
+
+/* Commands that work on a key file by NAME only (they manage NAME.sealed.previous/.new next to it). */
+static int check_name_target(const struct ba_args *a, const char *cmd) {
+        if (!a->target_is_name)
+                return usage_error("'btrfs-auth %s' takes a NAME (it keeps NAME.sealed.* next to "
+                                   "<config-dir>/NAME.sealed), not a path; use --config-dir for another directory.",
+                                   cmd);
         return 0;
 }
 
 static int check_command(struct ba_args *a, int npos) {
         int want = a->command == BA_CMD_LOCK ? 0 : 1;
         static const char *const names[] = { [BA_CMD_ENROLL] = "enroll", [BA_CMD_LOAD] = "load",
-                                             [BA_CMD_LOCK] = "lock", [BA_CMD_STATUS] = "status" };
+                                             [BA_CMD_LOCK] = "lock", [BA_CMD_STATUS] = "status",
+                                             [BA_CMD_RESEAL] = "reseal", [BA_CMD_CONFIRM] = "confirm",
+                                             [BA_CMD_REKEY] = "rekey" };
 
         if (npos != want)
                 return usage_error("'btrfs-auth %s' takes %s.", names[a->command],
@@ -324,6 +405,8 @@ static int check_command(struct ba_args *a, int npos) {
                 a->lock_pcr = BA_LOCK_PCR_DEFAULT;
         if (a->command == BA_CMD_ENROLL)
                 return check_enroll(a);
+        if (a->command == BA_CMD_REKEY)
+                return check_rekey(a);
         return 0;
 }
 
@@ -336,6 +419,11 @@ static void args_init(struct ba_args *a) {
         a->keyring = KEY_SPEC_USER_KEYRING;
         a->pin_from = BA_PIN_FROM_AUTO;
         a->pin_tries = BA_PIN_TRIES_DEFAULT;
+        a->pass_from = BA_PIN_FROM_AUTO;
+        a->recovery_tries = BA_RECOVERY_TRIES_DEFAULT;
+        a->scrypt_log_n = BA_RECOVERY_LOG_N_DEFAULT;
+        a->update_initramfs = true;
+        a->btrfstune = "btrfstune";
 }
 
 static int find_command(const char *name, struct ba_args *a, unsigned *bit) {
@@ -353,7 +441,7 @@ static int find_command(const char *name, struct ba_args *a, unsigned *bit) {
                         *bit = commands[i].bit;
                         return 0;
                 }
-        return usage_error("Unknown command '%s': use enroll, load, lock or status.", name);
+        return usage_error("Unknown command '%s': use enroll, load, lock, status, reseal, confirm or rekey.", name);
 }
 
 int ba_args_parse(int argc, char **argv, struct ba_args *a) {
@@ -378,6 +466,10 @@ int ba_args_parse(int argc, char **argv, struct ba_args *a) {
                 if (r < 0)
                         return log_fail(BA_EXIT_FAILURE, "Out of memory.");
         }
+        if (r == 0 && (a->command == BA_CMD_RESEAL || a->command == BA_CMD_CONFIRM || a->command == BA_CMD_REKEY))
+                r = check_name_target(a, argv[1]);
+        if (r == 0 && a->command == BA_CMD_CONFIRM && !a->state_dir)
+                a->state_dir = BA_STATE_DIR_DEFAULT;
         return r;
 }
 
@@ -401,6 +493,14 @@ void ba_usage(FILE *f) {
               "                    [--pin-from=auto|tty|stdin|ask-password] [--pin-tries=N]\n"
               "  lock              extend the lock PCR: [--pcr=PCR] (default 15)\n"
               "  status NAME|FILE  what the key is bound to, whether it unseals now: [--no-tpm]\n"
+              "  reseal NAME       seal the same key to new PCR values: [--pcrs=LIST] [--pcr-value=PCR=HEX]...\n"
+              "                    [--key-file=FILE]; keeps NAME.sealed.previous until confirm\n"
+              "  confirm NAME      after a boot that unsealed the new NAME.sealed: drop NAME.sealed.previous\n"
+              "  rekey NAME        give the filesystem a new key (offline, resumable): --device=DEV\n"
+              "                    [--key-file=OLD] [--new-key-file=NEW|--recovery-file=FILE] [--btrfstune=PATH]\n"
+              "Recovery: enroll --recovery-passphrase [--scrypt-log-n=N]; load, reseal, rekey fall back to it\n"
+              "  (--recovery-tries=N, default 3; --passphrase-from=auto|tty|stdin|ask-password).\n"
+              "  reseal, confirm and rekey update the initramfs unless --no-update-initramfs.\n"
               "\n"
               "Common options: --tcti=TCTI (default $TPM2TOOLS_TCTI, $TCTI, device:/dev/tpmrm0),\n"
               "  --tpm-wait=SECONDS (default 10, status 0), --config-dir=DIR (default /etc/btrfs-auth),\n"
@@ -408,6 +508,7 @@ void ba_usage(FILE *f) {
               "\n"
               "Exit codes: 0 ok, 1 other failure, 2 usage, 3 no TPM, 4 PCR policy not satisfied,\n"
               "  5 wrong PIN, 6 TPM lockout, 7 bad key file, 8 key not authentic for the device,\n"
-              "  9 keyring failure, 10 other TPM error, 11 no key file, 12 device unreadable.\n"
+              "  9 keyring failure, 10 other TPM error, 11 no key file, 12 device unreadable,\n"
+              "  13 wrong recovery passphrase, 14 btrfstune failed.\n"
               "See btrfs-auth(8).\n", f);
 }

@@ -23,7 +23,13 @@ enum ba_command {
         BA_CMD_LOAD,
         BA_CMD_LOCK,
         BA_CMD_STATUS,
+        BA_CMD_RESEAL,
+        BA_CMD_CONFIRM,
+        BA_CMD_REKEY,
 };
+
+#define BA_STATE_DIR_DEFAULT "/run/btrfs-auth"
+#define BA_RECOVERY_TRIES_DEFAULT 3
 
 struct ba_args {
         enum ba_command command;
@@ -61,6 +67,17 @@ struct ba_args {
 
         /* status */
         bool no_tpm;
+
+        /* recovery passphrase: enroll, load, reseal, rekey */
+        bool recovery_passphrase; /* enroll: add a recovery copy */
+        enum ba_pin_source pass_from;
+        unsigned recovery_tries;
+        unsigned scrypt_log_n;
+        bool pcrs_given;          /* reseal: --pcrs replaces the old selection */
+        const char *state_dir;    /* load: record how the key was obtained; confirm: read it */
+        bool update_initramfs;    /* reseal, confirm, rekey */
+        const char *new_key_file; /* rekey */
+        const char *btrfstune;    /* rekey */
 };
 
 /* Returns 0, or BA_EXIT_USAGE after logging what is wrong. */

@@ -14,8 +14,9 @@
 #include "fileio.h"
 #include "pin-prompt.h"
 #include "log.h"
-#include "tpm2-pcr.h"
-#include "tpm2-seal.h"
+#include "passphrase.h"
+#include "recovery.h"
+#include "seal.h"
 
 #define GENERATED_KEY_SIZE 32
 
@@ -100,58 +101,23 @@ static int bind_device(const struct ba_args *a, const struct ba_secret *key, str
         return 0;
 }
 
-static void warn_unmeasured(uint32_t mask, const ba_pcr_values values) {
-        static const uint8_t zero[BA_DIGEST_SIZE];
-
-        for (unsigned i = 0; i < BA_PCR_COUNT; i++)
-                if ((mask & (UINT32_C(1) << i)) && memcmp(values[i], zero, BA_DIGEST_SIZE) == 0)
-                        log_warning("PCR %u is all zeros: nothing was measured into it, so binding to it "
-                                    "proves nothing about this boot.", i);
-}
-
-/* Current values by default; explicit --pcr-value wins; the lock PCR gets its value at TPM startup (zeros). */
-static int choose_pcr_values(const struct ba_args *a, struct ba_tpm *t, struct ba_keyfile *kf) {
-        uint32_t lock_bit = a->lock_pcr >= 0 ? UINT32_C(1) << a->lock_pcr : 0;
-        uint32_t read_mask = a->pcr_mask & ~a->pcr_value_mask & ~lock_bit;
+static int add_recovery(const struct ba_args *a, const struct ba_secret *key, struct ba_keyfile *kf) {
+        struct ba_secret pass = { 0 };
         int r;
 
-        kf->pcr_mask = a->pcr_mask;
-        kf->lock_pcr = a->lock_pcr;
-        r = ba_tpm_pcr_read(t, read_mask, kf->pcr_values);
+        r = ba_passphrase_get(a->pass_from, kf->description, true, &pass);
         if (r != 0)
                 return r;
-        warn_unmeasured(read_mask, kf->pcr_values);
-        for (unsigned i = 0; i < BA_PCR_COUNT; i++)
-                if (a->pcr_value_mask & (UINT32_C(1) << i))
-                        memcpy(kf->pcr_values[i], a->pcr_values[i], BA_DIGEST_SIZE);
-        if (lock_bit && !(a->pcr_value_mask & lock_bit))
-                memset(kf->pcr_values[a->lock_pcr], 0, BA_DIGEST_SIZE);
-        if (a->lock_pcr >= 0 && a->lock_pcr != BA_LOCK_PCR_DEFAULT)
-                log_warning("Lock PCR %d: make sure nothing else extends it before btrfs-auth load runs, and "
-                            "that its boot-time value is the sealed one.", a->lock_pcr);
+        r = ba_recovery_seal(key, &pass, kf->description, a->scrypt_log_n, &kf->recovery);
+        ba_secret_free(&pass);
+        if (r < 0) {
+                log_error_errno(r, "Cannot encrypt the recovery copy of %s (scrypt, AES-256-GCM)", kf->description);
+                return BA_EXIT_FAILURE;
+        }
+        kf->has_recovery = true;
+        log_info("Added a recovery copy of %s, opened by the passphrase (scrypt N=2^%u, AES-256-GCM).",
+                 kf->description, a->scrypt_log_n);
         return 0;
-}
-
-static int seal_with_tpm(const struct ba_args *a, const struct ba_secret *key, const struct ba_secret *auth,
-                         struct ba_keyfile *kf) {
-        struct ba_tpm t;
-        int r;
-
-        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
-        if (r != 0)
-                return r;
-        r = ba_tpm_get_srk(&t, NULL);
-        if (r == 0)
-                r = ba_tpm_srk_name(&t, &kf->parent_name);
-        if (r == 0)
-                r = choose_pcr_values(a, &t, kf);
-        if (r == 0 && ba_policy_digest(kf->pcr_mask, kf->pcr_values, kf->pin, kf->policy_digest) < 0)
-                r = log_fail(BA_EXIT_FAILURE, "Cannot compute the policy digest (libcrypto failure).");
-        if (r == 0)
-                r = ba_tpm_seal(&t, key, auth->data ? (const TPM2B_AUTH *) auth->data : NULL, kf->policy_digest,
-                                &kf->public, &kf->private);
-        ba_tpm_close(&t);
-        return r;
 }
 
 static int write_recovery(const struct ba_args *a, const struct ba_secret *key) {
@@ -210,10 +176,12 @@ int ba_cmd_enroll(const struct ba_args *a) {
                 r = get_key(a, &key);
         if (r == 0)
                 r = bind_device(a, &key, &kf);
+        if (r == 0 && a->recovery_passphrase)
+                r = add_recovery(a, &key, &kf);
         if (r == 0 && a->pin)
                 r = ba_pin_get_auth(a->pin_from, kf.description, true, &auth);
         if (r == 0)
-                r = seal_with_tpm(a, &key, &auth, &kf);
+                r = ba_seal_to_tpm(a, &key, &auth, &kf);
         if (r == 0)
                 r = write_recovery(a, &key);
         ba_secret_free(&auth);

@@ -1,52 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "conf.h"
 #include "exit-codes.h"
+#include "fileio.h"
+#include "key-source.h"
 #include "keyring.h"
 #include "log.h"
-#include "pin-prompt.h"
+#include "provision.h"
+#include "store.h"
 #include "tpm2-pcr.h"
-#include "tpm2-unseal.h"
 
 struct device_state {
         uint8_t sb[BA_SB_SIZE];
         struct ba_sb_info info;
 };
-
-static int unseal_with_pin(const struct ba_args *a, struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR obj,
-                           struct ba_secret *key) {
-        int r;
-
-        if (!kf->pin)
-                return ba_tpm_unseal(t, kf, obj, NULL, key);
-        for (unsigned i = 1;; i++) {
-                struct ba_secret auth = { 0 };
-
-                r = ba_pin_get_auth(a->pin_from, kf->description, false, &auth);
-                if (r != 0)
-                        return r;
-                r = ba_tpm_unseal(t, kf, obj, (const TPM2B_AUTH *) auth.data, key);
-                ba_secret_free(&auth);
-                if (r != BA_EXIT_BAD_PIN || !ba_pin_source_interactive(a->pin_from) || i >= a->pin_tries)
-                        return r;
-                log_info("%u more PIN attempt%s.", a->pin_tries - i, a->pin_tries - i > 1 ? "s" : "");
-        }
-}
-
-static int unseal(const struct ba_args *a, struct ba_tpm *t, const struct ba_keyfile *kf, struct ba_secret *key) {
-        ESYS_TR obj = ESYS_TR_NONE;
-        int r;
-
-        r = ba_tpm_get_srk(t, &kf->parent_name);
-        if (r == 0)
-                r = ba_tpm_load_sealed(t, kf, &obj);
-        if (r == 0)
-                r = unseal_with_pin(a, t, kf, obj, key);
-        ba_tpm_flush(t, &obj);
-        return r;
-}
 
 static int add_to_keyring(const struct ba_args *a, const struct ba_keyfile *kf, const struct ba_secret *key) {
         char buf[32];
@@ -67,11 +41,16 @@ static int add_to_keyring(const struct ba_args *a, const struct ba_keyfile *kf, 
         return 0;
 }
 
-static int lock_after(struct ba_tpm *t, const struct ba_keyfile *kf) {
+static int lock_after(const struct ba_args *a, const struct ba_keyfile *kf) {
         unsigned pcr = kf->lock_pcr >= 0 ? (unsigned) kf->lock_pcr : BA_LOCK_PCR_DEFAULT;
+        struct ba_tpm t;
         int r;
 
-        r = ba_tpm_pcr_lock(t, pcr);
+        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+        if (r == 0) {
+                r = ba_tpm_pcr_lock(&t, pcr);
+                ba_tpm_close(&t);
+        }
         if (r != 0)
                 return log_fail(r, "The key is loaded, but PCR %u could not be extended: the sealed key stays "
                                 "unsealable until reboot.", pcr);
@@ -91,11 +70,33 @@ static int check_device_early(const struct ba_args *a, const struct ba_keyfile *
         return ba_device_check_uuid(a->check_device, &d->info, kf);
 }
 
-int ba_cmd_load(const struct ba_args *a) {
+/* <state-dir>/NAME.source says how this boot got the key; "btrfs-auth confirm" reads it. */
+static void record_source(const struct ba_args *a, enum ba_key_source source) {
+        char *path = NULL;
+        const char *what = ba_key_source_name(source);
+        int r;
+
+        if (!a->state_dir || !a->target_is_name)
+                return;
+        if (mkdir(a->state_dir, 0700) < 0 && errno != EEXIST) {
+                log_warning("Cannot create %s (%s): btrfs-auth confirm will not know how %s was loaded.",
+                            a->state_dir, strerror(errno), a->description);
+                return;
+        }
+        if (asprintf(&path, "%s/%s.source", a->state_dir, a->target) < 0)
+                return;
+        r = ba_write_file_atomic(path, what, strlen(what), true);
+        if (r < 0)
+                log_warning("Cannot write %s (%s): btrfs-auth confirm will not know how %s was loaded.", path,
+                            strerror(-r), a->description);
+        free(path);
+}
+
+static int load_plain(const struct ba_args *a) {
         struct ba_secret key = { 0 };
         struct device_state dev = { 0 };
+        enum ba_key_source source = BA_SOURCE_NONE;
         struct ba_keyfile kf;
-        struct ba_tpm t;
         int r;
 
         r = ba_keyfile_load(a->key_path, a->description, &kf);
@@ -103,17 +104,67 @@ int ba_cmd_load(const struct ba_args *a) {
                 r = check_device_early(a, &kf, &dev);
         if (r != 0)
                 return r;
-        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
-        if (r != 0)
-                return r;
-        r = unseal(a, &t, &kf, &key);
+        r = ba_key_obtain(a, &kf, true, &key, &source, NULL);
         if (r == 0 && a->check_device)
                 r = ba_device_verify_key(a->check_device, dev.sb, &dev.info, key.data, key.len, kf.description);
         if (r == 0)
                 r = add_to_keyring(a, &kf, &key);
         ba_secret_free(&key);
+        if (r == 0)
+                record_source(a, source);
         if (r == 0 && a->lock_after)
-                r = lock_after(&t, &kf);
-        ba_tpm_close(&t);
+                r = lock_after(a, &kf);
+        return r;
+}
+
+/* First boot of an image: no NAME.sealed in the store yet. */
+static int load_provisioned(const struct ba_args *a, const struct ba_args *b) {
+        struct ba_secret key = { 0 };
+        struct ba_keyfile kf;
+        int r;
+
+        r = ba_provision(a, b, &key);
+        if (r == 0)
+                r = ba_keyfile_load(b->key_path, b->description, &kf);
+        if (r == 0)
+                r = add_to_keyring(a, &kf, &key);
+        ba_secret_free(&key);
+        if (r == 0)
+                record_source(a, BA_SOURCE_PROVISIONED);
+        return r;
+}
+
+/* An appliance image: NAME.sealed lives in the key store partition (BTRFS_AUTH_STORE). */
+static int load_with_store(const struct ba_args *a, const char *store) {
+        char *fstype = ba_conf_get(a->config_dir, BA_CONF_STORE_FSTYPE), *path;
+        struct ba_store st;
+        struct ba_args b = *a;
+        int r;
+
+        r = ba_store_open(store, fstype, BA_DEVICE_WAIT, &st);
+        free(fstype);
+        if (r != 0)
+                return r;
+        b.config_dir = st.keydir;
+        if (asprintf(&path, "%s/%s%s", st.keydir, a->target, BA_KEYFILE_SUFFIX) < 0) {
+                path = NULL;
+                r = log_fail(BA_EXIT_FAILURE, "Out of memory.");
+        } else {
+                b.key_path = path;
+                r = access(path, F_OK) == 0 ? load_plain(&b) : load_provisioned(a, &b);
+        }
+        free(path);
+        ba_store_close(&st);
+        return r;
+}
+
+int ba_cmd_load(const struct ba_args *a) {
+        char *store = a->target_is_name ? ba_conf_get(a->config_dir, BA_CONF_STORE) : NULL;
+        int r;
+
+        if (!store)
+                return load_plain(a);
+        r = load_with_store(a, store);
+        free(store);
         return r;
 }

@@ -37,6 +37,11 @@ static void print_binding(const struct ba_args *a, const struct ba_keyfile *kf) 
                 snprintf(buf, sizeof(buf), "%d", kf->lock_pcr);
         printf("%-17s %s\n", "Lock PCR:", kf->lock_pcr >= 0 ? buf : "none");
         printf("%-17s %s\n", "PIN:", kf->pin ? "required" : "not required");
+        if (kf->has_recovery)
+                printf("%-17s scrypt N=2^%u r=%u p=%u, AES-256-GCM\n", "Recovery copy:", kf->recovery.log_n,
+                       kf->recovery.r, kf->recovery.p);
+        else
+                printf("%-17s %s\n", "Recovery copy:", "none");
         print_hex("Policy digest:", kf->policy_digest, BA_DIGEST_SIZE);
         print_hex("Parent key name:", kf->parent_name.name, kf->parent_name.size);
         if (kf->has_created) {

@@ -20,4 +20,6 @@ enum ba_exit {
         BA_EXIT_TPM = 10,           /* other TPM error, or key sealed by another TPM */
         BA_EXIT_NO_KEYFILE = 11,    /* key file does not exist */
         BA_EXIT_DEVICE = 12,        /* device for --check/--device cannot be read */
+        BA_EXIT_BAD_PASSPHRASE = 13, /* wrong recovery passphrase (all tries used), or none entered */
+        BA_EXIT_REKEY = 14,         /* btrfstune failed to change the filesystem's key */
 };

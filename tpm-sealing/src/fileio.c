@@ -96,7 +96,7 @@ static int write_all(int fd, const uint8_t *data, size_t len) {
         return 0;
 }
 
-static int fsync_dir_of(const char *path) {
+int ba_fsync_dir_of(const char *path) {
         char dir[PATH_MAX];
         const char *slash = strrchr(path, '/');
         int fd, r = 0;
@@ -170,5 +170,5 @@ int ba_write_file_atomic(const char *path, const void *data, size_t len, bool re
                 (void) unlink(tmp);
                 return r;
         }
-        return fsync_dir_of(path);
+        return ba_fsync_dir_of(path);
 }

@@ -20,3 +20,6 @@ int ba_read_fd_secret(int fd, struct ba_secret *s);
  * -EEXIST instead of overwriting), fsync of the directory.
  */
 int ba_write_file_atomic(const char *path, const void *data, size_t len, bool replace);
+
+/* fsync of the directory holding path, after a rename or unlink in it. */
+int ba_fsync_dir_of(const char *path);

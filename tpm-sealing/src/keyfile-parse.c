@@ -131,6 +131,29 @@ static int rec_created(struct parse_ctx *c, const uint8_t *v, size_t len) {
         return 0;
 }
 
+/* kdf, log2 N, r, p, salt, aead, nonce, tag, then the encrypted key (docs/key-file-format.md). */
+static int rec_recovery(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        struct ba_recovery_record *rec = &c->kf->recovery;
+        char why[128];
+
+        memset(rec, 0, sizeof(*rec));
+        rec->kdf = v[0];
+        rec->log_n = v[1];
+        rec->r = get_le32(v + 2);
+        rec->p = get_le32(v + 6);
+        memcpy(rec->salt, v + 10, BA_RECOVERY_SALT_SIZE);
+        v += 10 + BA_RECOVERY_SALT_SIZE;
+        rec->aead = v[0];
+        memcpy(rec->nonce, v + 1, BA_RECOVERY_NONCE_SIZE);
+        memcpy(rec->tag, v + 1 + BA_RECOVERY_NONCE_SIZE, BA_RECOVERY_TAG_SIZE);
+        rec->ct_len = (uint8_t) (len - BA_RECOVERY_FIXED_SIZE);
+        memcpy(rec->ct, v + 1 + BA_RECOVERY_NONCE_SIZE + BA_RECOVERY_TAG_SIZE, rec->ct_len);
+        if (ba_recovery_record_check(rec, why, sizeof(why)) < 0)
+                return pfail(c, -EBADMSG, "%s (record at offset %zu)", why, c->offset);
+        c->kf->has_recovery = true;
+        return 0;
+}
+
 static const struct record_rule {
         uint16_t type;
         bool required;
@@ -150,6 +173,8 @@ static const struct record_rule {
         { BA_REC_TPM_PUBLIC, true, 2, sizeof(TPM2B_PUBLIC), rec_tpm_public, "sealed object public part" },
         { BA_REC_TPM_PRIVATE, true, 2, sizeof(TPM2B_PRIVATE), rec_tpm_private, "sealed object private part" },
         { BA_REC_CREATED, false, 8, 8, rec_created, "creation time" },
+        { BA_REC_RECOVERY, false, BA_RECOVERY_FIXED_SIZE + 1, BA_RECOVERY_FIXED_SIZE + BA_KEY_MAX_SIZE, rec_recovery,
+          "recovery copy" },
 };
 
 static const struct record_rule *find_rule(uint16_t type) {

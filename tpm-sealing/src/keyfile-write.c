@@ -68,6 +68,25 @@ static int put_tpm_records(struct writer *w, const struct ba_keyfile *kf) {
         return 0;
 }
 
+static void put_recovery(struct writer *w, const struct ba_recovery_record *rec) {
+        uint8_t v[BA_RECOVERY_FIXED_SIZE + BA_KEY_MAX_SIZE], *q = v;
+
+        *q++ = rec->kdf;
+        *q++ = rec->log_n;
+        put_le32(q, rec->r);
+        put_le32(q + 4, rec->p);
+        q += 8;
+        memcpy(q, rec->salt, BA_RECOVERY_SALT_SIZE);
+        q += BA_RECOVERY_SALT_SIZE;
+        *q++ = rec->aead;
+        memcpy(q, rec->nonce, BA_RECOVERY_NONCE_SIZE);
+        q += BA_RECOVERY_NONCE_SIZE;
+        memcpy(q, rec->tag, BA_RECOVERY_TAG_SIZE);
+        q += BA_RECOVERY_TAG_SIZE;
+        memcpy(q, rec->ct, rec->ct_len);
+        put_record(w, BA_REC_RECOVERY, v, BA_RECOVERY_FIXED_SIZE + rec->ct_len);
+}
+
 /* Records go out in ascending type order: the parser insists on it. */
 static int put_records(struct writer *w, const struct ba_keyfile *kf) {
         uint8_t pin = kf->pin, lock, created[8];
@@ -88,6 +107,8 @@ static int put_records(struct writer *w, const struct ba_keyfile *kf) {
                 put_le64(created, kf->created);
                 put_record(w, BA_REC_CREATED, created, sizeof(created));
         }
+        if (kf->has_recovery)
+                put_recovery(w, &kf->recovery);
         return w->overflow ? -EFBIG : 0;
 }
 

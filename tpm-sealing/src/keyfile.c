@@ -79,6 +79,22 @@ static int check_policy(const struct ba_keyfile *kf, char *err, size_t err_len) 
         return 0;
 }
 
+int ba_recovery_record_check(const struct ba_recovery_record *rec, char *err, size_t err_len) {
+        if (rec->kdf != BA_RECOVERY_KDF_SCRYPT)
+                return check_fail(err, err_len, "recovery copy uses an unknown key derivation function");
+        if (rec->log_n < BA_RECOVERY_LOG_N_MIN || rec->log_n > BA_RECOVERY_LOG_N_MAX)
+                return check_fail(err, err_len, "recovery copy's scrypt N is out of range (2^10..2^22)");
+        if (rec->r < 1 || rec->r > BA_RECOVERY_R_MAX || rec->p < 1 || rec->p > BA_RECOVERY_P_MAX)
+                return check_fail(err, err_len, "recovery copy's scrypt r or p is out of range");
+        if ((UINT64_C(128) * rec->r << rec->log_n) > BA_RECOVERY_MEMORY_MAX)
+                return check_fail(err, err_len, "recovery copy's scrypt parameters need more than 1 GiB of memory");
+        if (rec->aead != BA_RECOVERY_AEAD_AES256GCM)
+                return check_fail(err, err_len, "recovery copy uses an unknown cipher");
+        if (rec->ct_len < 1 || rec->ct_len > BA_KEY_MAX_SIZE)
+                return check_fail(err, err_len, "recovery copy's encrypted key has a bad length");
+        return 0;
+}
+
 int ba_keyfile_check(const struct ba_keyfile *kf, char *err, size_t err_len) {
         int r;
 
@@ -92,6 +108,11 @@ int ba_keyfile_check(const struct ba_keyfile *kf, char *err, size_t err_len) {
         r = check_parent_name(&kf->parent_name, err, err_len);
         if (r < 0)
                 return r;
+        if (kf->has_recovery) {
+                r = ba_recovery_record_check(&kf->recovery, err, err_len);
+                if (r < 0)
+                        return r;
+        }
         return check_public(kf, err, err_len);
 }
 

@@ -19,6 +19,8 @@
 #define BA_KEYFILE_RECORD_HEADER_SIZE 6
 #define BA_KEYFILE_MAX_SIZE 65536
 #define BA_KEYFILE_SUFFIX ".sealed"
+#define BA_PREVIOUS_SUFFIX ".previous" /* NAME.sealed.previous: kept by reseal until confirm */
+#define BA_PENDING_SUFFIX ".new"       /* NAME.sealed.new: the new key of an unfinished rekey */
 #define BA_KEY_MAX_SIZE 128 /* MAX_SYM_DATA of the TPM 2.0 library spec */
 
 /* Bit 15 set: a reader that does not know the record may skip it. */
@@ -37,7 +39,41 @@ enum ba_record_type {
         BA_REC_TPM_PUBLIC = 0x000a,
         BA_REC_TPM_PRIVATE = 0x000b,
         BA_REC_CREATED = 0x8001,
+        BA_REC_RECOVERY = 0x8002,
 };
+
+/*
+ * The recovery copy (record 0x8002): the key encrypted with AES-256-GCM
+ * under scrypt(passphrase).  Only the parameters' ranges are checked here;
+ * src/recovery.c does the cryptography.
+ */
+#define BA_RECOVERY_KDF_SCRYPT 1
+#define BA_RECOVERY_AEAD_AES256GCM 1
+#define BA_RECOVERY_SALT_SIZE 32
+#define BA_RECOVERY_NONCE_SIZE 12
+#define BA_RECOVERY_TAG_SIZE 16
+#define BA_RECOVERY_LOG_N_MIN 10
+#define BA_RECOVERY_LOG_N_MAX 22
+#define BA_RECOVERY_R_MAX 32
+#define BA_RECOVERY_P_MAX 16
+#define BA_RECOVERY_MEMORY_MAX (UINT64_C(1) << 30) /* 128 * r * N bytes of scrypt memory at most */
+#define BA_RECOVERY_FIXED_SIZE (1 + 1 + 4 + 4 + BA_RECOVERY_SALT_SIZE + 1 + BA_RECOVERY_NONCE_SIZE + \
+                                BA_RECOVERY_TAG_SIZE)
+
+struct ba_recovery_record {
+        uint8_t kdf;   /* BA_RECOVERY_KDF_SCRYPT */
+        uint8_t log_n; /* scrypt N = 2^log_n */
+        uint32_t r, p;
+        uint8_t salt[BA_RECOVERY_SALT_SIZE];
+        uint8_t aead; /* BA_RECOVERY_AEAD_AES256GCM */
+        uint8_t nonce[BA_RECOVERY_NONCE_SIZE];
+        uint8_t tag[BA_RECOVERY_TAG_SIZE];
+        uint8_t ct_len; /* 1..BA_KEY_MAX_SIZE */
+        uint8_t ct[BA_KEY_MAX_SIZE];
+};
+
+/* Ranges the parser and writer accept; -EINVAL with a reason otherwise. */
+int ba_recovery_record_check(const struct ba_recovery_record *rec, char *err, size_t err_len);
 
 struct ba_keyfile {
         uint16_t version;
@@ -55,6 +91,8 @@ struct ba_keyfile {
         TPM2B_PRIVATE private;
         bool has_created;
         uint64_t created; /* seconds since the epoch */
+        bool has_recovery;
+        struct ba_recovery_record recovery;
 };
 
 void ba_keyfile_init(struct ba_keyfile *kf);

@@ -36,6 +36,12 @@ static int run(const struct ba_args *a) {
                 return ba_cmd_lock(a);
         case BA_CMD_STATUS:
                 return ba_cmd_status(a);
+        case BA_CMD_RESEAL:
+                return ba_cmd_reseal(a);
+        case BA_CMD_CONFIRM:
+                return ba_cmd_confirm(a);
+        case BA_CMD_REKEY:
+                return ba_cmd_rekey(a);
         }
         return BA_EXIT_FAILURE;
 }

@@ -51,30 +51,42 @@ static int read_line(int fd, struct ba_secret *pin) {
         return pin->len > 0 ? 0 : -ENODATA;
 }
 
+/* The controlling terminal, else standard input when it is a terminal (a console without a session,
+ * as in an initramfs shell); echo off while reading. */
+static int open_terminal(bool *owned) {
+        int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+
+        *owned = fd >= 0;
+        if (fd < 0 && isatty(STDIN_FILENO))
+                return STDIN_FILENO;
+        return fd < 0 ? -errno : fd;
+}
+
 static int read_tty(const char *prompt, struct ba_secret *pin) {
         struct termios old, quiet;
+        bool owned;
         int fd, r;
 
-        fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+        fd = open_terminal(&owned);
         if (fd < 0)
-                return -errno;
+                return fd;
         if (tcgetattr(fd, &old) < 0) {
                 r = -errno;
-                close(fd);
-                return r;
+                goto out;
         }
         quiet = old;
         quiet.c_lflag &= ~(tcflag_t) ECHO;
         quiet.c_lflag |= ECHONL;
         if (tcsetattr(fd, TCSAFLUSH, &quiet) < 0) {
                 r = -errno;
-                close(fd);
-                return r;
+                goto out;
         }
-        (void) !write(fd, prompt, strlen(prompt));
+        (void) !write(fd == STDIN_FILENO ? STDERR_FILENO : fd, prompt, strlen(prompt));
         r = read_line(fd, pin);
         (void) tcsetattr(fd, TCSAFLUSH, &old);
-        close(fd);
+out:
+        if (owned)
+                close(fd);
         return r;
 }
 

@@ -95,8 +95,9 @@ const char *ba_tpm_error_hint(enum ba_tpm_error e) {
                 return "The TPM cannot be reached or is not usable: check that it is enabled in the firmware, "
                        "that its driver (tpm_tis/tpm_crb) is loaded, and the --tcti setting.";
         case BA_TPM_ERR_POLICY:
-                return "The boot state (PCR values) differs from the one the key was sealed to: "
-                       "unlock with the recovery key and re-enroll (btrfs-auth enroll --force).";
+                return "The boot state (PCR values) differs from the one the key was sealed to. If the change "
+                       "was planned (firmware, boot loader), unlock with the recovery passphrase or key and bind "
+                       "the key to the new state with 'btrfs-auth reseal NAME' (see docs/admin-guide.md).";
         case BA_TPM_ERR_BAD_AUTH:
                 return "Wrong PIN. Each wrong PIN counts towards the TPM's dictionary-attack lockout.";
         case BA_TPM_ERR_LOCKOUT:

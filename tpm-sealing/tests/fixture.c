@@ -46,6 +46,23 @@ static void variant_policy(struct ba_keyfile *kf, int variant) {
                 kf->has_created = true;
                 kf->created = 1700000000;
                 break;
+        case BA_FIXTURE_RECOVERY:
+                kf->pcr_mask = 1u << 7 | 1u << 15;
+                kf->lock_pcr = 15;
+                kf->has_fs_uuid = true;
+                pattern(kf->fs_uuid, BA_UUID_SIZE, 0x3c);
+                kf->has_recovery = true;
+                kf->recovery.kdf = BA_RECOVERY_KDF_SCRYPT;
+                kf->recovery.log_n = 16;
+                kf->recovery.r = 8;
+                kf->recovery.p = 1;
+                pattern(kf->recovery.salt, BA_RECOVERY_SALT_SIZE, 0x21);
+                kf->recovery.aead = BA_RECOVERY_AEAD_AES256GCM;
+                pattern(kf->recovery.nonce, BA_RECOVERY_NONCE_SIZE, 0x65);
+                pattern(kf->recovery.tag, BA_RECOVERY_TAG_SIZE, 0x77);
+                kf->recovery.ct_len = 32;
+                pattern(kf->recovery.ct, 32, 0x99);
+                break;
         default:
                 kf->pcr_mask = BA_PCR_ALL_MASK & ~(1u << 16 | 1u << 23);
                 break;

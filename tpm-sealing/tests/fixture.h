@@ -12,6 +12,7 @@ enum {
         BA_FIXTURE_PIN_ONLY,    /* no PCRs, PIN */
         BA_FIXTURE_LOCK_UUID,   /* PCRs 0,2,7,15, lock PCR 15, UUID, creation time, PIN */
         BA_FIXTURE_MANY_PCRS,   /* PCRs 0..15 and 17..22 */
+        BA_FIXTURE_RECOVERY,    /* PCRs 7,15, lock PCR 15, UUID, recovery copy (made-up ciphertext) */
         BA_FIXTURE_COUNT,
 };
 

@@ -247,6 +247,74 @@ static void test_help_version_lock_status(void **state) {
         ba_args_free(&a);
 }
 
+static void test_recovery_options(void **state) {
+        struct ba_args a;
+
+        (void) state;
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--recovery-passphrase", "--passphrase-from=stdin",
+                                     "--scrypt-log-n=12", "root", NULL), 0);
+        assert_true(a.recovery_passphrase);
+        assert_int_equal(a.pass_from, BA_PIN_FROM_STDIN);
+        assert_int_equal(a.scrypt_log_n, 12);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "load", "root", NULL), 0);
+        assert_int_equal(a.recovery_tries, 3);
+        assert_null(a.state_dir);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "load", "--recovery-tries=0", "--state-dir=/run/x", "root", NULL), 0);
+        assert_int_equal(a.recovery_tries, 0);
+        assert_string_equal(a.state_dir, "/run/x");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "load", "--recovery-tries=11", "root", NULL), BA_EXIT_USAGE);
+        assert_logged("--recovery-tries");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--scrypt-log-n=9", "root", NULL), BA_EXIT_USAGE);
+        assert_logged("--scrypt-log-n");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=-", "--pin", "--pin-from=stdin", "--recovery-passphrase",
+                                     "--passphrase-from=stdin", "root", NULL), BA_EXIT_USAGE);
+        assert_logged("cannot both come from stdin");
+        ba_args_free(&a);
+        /* Options of other commands stay refused. */
+        assert_int_equal(parse_words(&a, "status", "--recovery-tries=1", "root", NULL), BA_EXIT_USAGE);
+        ba_args_free(&a);
+}
+
+static void test_reseal_confirm_rekey(void **state) {
+        struct ba_args a;
+
+        (void) state;
+        assert_int_equal(parse_words(&a, "reseal", "--pcr-value=4=" "0000000000000000000000000000000000000000000000000000000000000004",
+                                     "--no-update-initramfs", "root", NULL), 0);
+        assert_int_equal(a.command, BA_CMD_RESEAL);
+        assert_false(a.pcrs_given);
+        assert_int_equal(a.pcr_value_mask, 1u << 4);
+        assert_false(a.update_initramfs);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "reseal", "--pcrs=0,7", "root", NULL), 0);
+        assert_true(a.pcrs_given);
+        assert_true(a.update_initramfs);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "reseal", "/etc/btrfs-auth/root.sealed", NULL), BA_EXIT_USAGE);
+        assert_logged("takes a NAME");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "confirm", "root", NULL), 0);
+        assert_string_equal(a.state_dir, "/run/btrfs-auth");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "rekey", "root", NULL), BA_EXIT_USAGE);
+        assert_logged("--device");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "rekey", "--device=/dev/vda2", "--btrfstune=/opt/btrfstune", "root", NULL), 0);
+        assert_string_equal(a.device, "/dev/vda2");
+        assert_string_equal(a.btrfstune, "/opt/btrfstune");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "rekey", "--device=d", "--new-key-file=n", "--recovery-file=r", "root", NULL),
+                         BA_EXIT_USAGE);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "confirm", "--pcrs=7", "root", NULL), BA_EXIT_USAGE);
+        ba_args_free(&a);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_load_by_name),
@@ -257,6 +325,8 @@ int main(void) {
                 cmocka_unit_test(test_enroll_errors),
                 cmocka_unit_test(test_enroll_device_and_uuid),
                 cmocka_unit_test(test_help_version_lock_status),
+                cmocka_unit_test(test_recovery_options),
+                cmocka_unit_test(test_reseal_confirm_rekey),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);

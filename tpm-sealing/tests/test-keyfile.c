@@ -117,6 +117,9 @@ static void assert_keyfiles_equal(const struct ba_keyfile *a, const struct ba_ke
         assert_memory_equal(a->private.buffer, b->private.buffer, a->private.size);
         assert_int_equal(a->has_created, b->has_created);
         assert_int_equal(a->created, b->created);
+        assert_int_equal(a->has_recovery, b->has_recovery);
+        if (a->has_recovery)
+                assert_memory_equal(&a->recovery, &b->recovery, sizeof(a->recovery));
 }
 
 static void test_round_trip(void **state) {
@@ -153,9 +156,12 @@ static void test_every_truncation(void **state) {
                         assert_int_not_equal(parse(cut, k, &kf), 0);
                         /* Also with the header length and checksum forged to fit: the record walk must catch it. */
                         ba_fixture_refix(cut, k);
-                        /* Cutting exactly the optional trailing creation-time record leaves a valid file. */
+                        /* Cutting exactly an optional trailing record (creation time, recovery copy) leaves a
+                         * valid file. */
                         if (parse(cut, k, &kf) == 0 &&
-                            !(v == BA_FIXTURE_LOCK_UUID && len - k == BA_KEYFILE_RECORD_HEADER_SIZE + 8))
+                            !(v == BA_FIXTURE_LOCK_UUID && len - k == BA_KEYFILE_RECORD_HEADER_SIZE + 8) &&
+                            !(v == BA_FIXTURE_RECOVERY &&
+                              len - k == BA_KEYFILE_RECORD_HEADER_SIZE + BA_RECOVERY_FIXED_SIZE + 32))
                                 fail_msg("variant %d truncated to %zu bytes (refixed) parses", v, k);
                         free(cut);
                 }
@@ -356,6 +362,75 @@ static void test_missing_records(void **state) {
         free(orig);
 }
 
+/* The recovery record is optional and skippable: dropping it leaves a file that loads (the TPM path). */
+static void test_missing_recovery(void **state) {
+        size_t len, n, m = 0, blen;
+        uint8_t *orig = ba_fixture_bytes(BA_FIXTURE_RECOVERY, &len), *buf;
+        struct rec recs[MAX_RECORDS], fewer[MAX_RECORDS];
+        struct ba_keyfile kf;
+
+        (void) state;
+        n = split(orig, len, recs, NULL);
+        for (size_t i = 0; i < n; i++)
+                if (recs[i].type != BA_REC_RECOVERY)
+                        fewer[m++] = recs[i];
+        assert_int_equal(m, n - 1);
+        buf = build(fewer, m, &blen);
+        assert_int_equal(parse(buf, blen, &kf), 0);
+        assert_false(kf.has_recovery);
+        free(buf);
+        free(orig);
+}
+
+static void expect_recovery_refused(void (*edit)(struct ba_recovery_record *rec), const char *needle) {
+        struct ba_keyfile kf;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+
+        ba_fixture_keyfile(&kf, BA_FIXTURE_RECOVERY);
+        edit(&kf.recovery);
+        assert_int_equal(ba_keyfile_serialize(&kf, &buf, &len, err, sizeof(err)), -EINVAL);
+        assert_err_contains(needle);
+}
+
+static void kdf_unknown(struct ba_recovery_record *r) { r->kdf = 2; }
+static void log_n_low(struct ba_recovery_record *r) { r->log_n = BA_RECOVERY_LOG_N_MIN - 1; }
+static void log_n_high(struct ba_recovery_record *r) { r->log_n = BA_RECOVERY_LOG_N_MAX + 1; }
+static void r_zero(struct ba_recovery_record *r) { r->r = 0; }
+static void p_high(struct ba_recovery_record *r) { r->p = BA_RECOVERY_P_MAX + 1; }
+static void memory_high(struct ba_recovery_record *r) { r->log_n = 22; r->r = 32; }
+static void aead_unknown(struct ba_recovery_record *r) { r->aead = 7; }
+static void ct_empty(struct ba_recovery_record *r) { r->ct_len = 0; }
+
+static void test_recovery_ranges(void **state) {
+        (void) state;
+        expect_recovery_refused(kdf_unknown, "key derivation");
+        expect_recovery_refused(log_n_low, "scrypt N");
+        expect_recovery_refused(log_n_high, "scrypt N");
+        expect_recovery_refused(r_zero, "r or p");
+        expect_recovery_refused(p_high, "r or p");
+        expect_recovery_refused(memory_high, "1 GiB");
+        expect_recovery_refused(aead_unknown, "cipher");
+        expect_recovery_refused(ct_empty, "length");
+}
+
+/* The same ranges hold when parsing: a record written by hand with log2 N = 23 is refused. */
+static void test_recovery_parse_refused(void **state) {
+        size_t len, offsets[MAX_RECORDS], n;
+        uint8_t *buf = ba_fixture_bytes(BA_FIXTURE_RECOVERY, &len);
+        struct rec recs[MAX_RECORDS];
+        struct ba_keyfile kf;
+
+        (void) state;
+        n = split(buf, len, recs, offsets);
+        assert_int_equal(recs[n - 1].type, BA_REC_RECOVERY);
+        buf[offsets[n - 1] + BA_KEYFILE_RECORD_HEADER_SIZE + 1] = 23;
+        ba_fixture_refix(buf, len);
+        assert_int_equal(parse(buf, len, &kf), -EBADMSG);
+        assert_err_contains("scrypt N");
+        free(buf);
+}
+
 static void test_trailing_data(void **state) {
         size_t len;
         uint8_t *buf = ba_fixture_bytes(BA_FIXTURE_PCR7, &len), *longer = calloc(1, len + 7);
@@ -486,6 +561,9 @@ int main(void) {
                 cmocka_unit_test(test_duplicate_and_order),
                 cmocka_unit_test(test_missing_records),
                 cmocka_unit_test(test_trailing_data),
+                cmocka_unit_test(test_missing_recovery),
+                cmocka_unit_test(test_recovery_ranges),
+                cmocka_unit_test(test_recovery_parse_refused),
                 cmocka_unit_test(test_every_byte_flip),
                 cmocka_unit_test(test_inconsistent_refused),
                 cmocka_unit_test(test_seed_corpus),

@@ -76,7 +76,7 @@ static void test_hints(void **state) {
         assert_non_null(strstr(ba_tpm_error_hint(BA_TPM_ERR_BAD_AUTH), "PIN"));
         assert_non_null(strstr(ba_tpm_error_hint(BA_TPM_ERR_LOCKOUT), "lockout"));
         assert_non_null(strstr(ba_tpm_error_hint(BA_TPM_ERR_LOCKOUT), "recovery key"));
-        assert_non_null(strstr(ba_tpm_error_hint(BA_TPM_ERR_POLICY), "re-enroll"));
+        assert_non_null(strstr(ba_tpm_error_hint(BA_TPM_ERR_POLICY), "btrfs-auth reseal"));
         assert_non_null(strstr(ba_tpm_error_hint(BA_TPM_ERR_UNAVAILABLE), "--tcti"));
         assert_non_null(strstr(ba_tpm_error_hint(BA_TPM_ERR_INTEGRITY), "another TPM"));
 }

@@ -585,6 +585,208 @@ case_no_tpm() {
 	have_key btrfs:k || fail "key not loaded once the TPM appeared"
 }
 
+# A fake btrfstune for rekey: checks that both keys arrive through the
+# pipes, fails once when asked to (an interruption), then signs a new
+# superblock with the new key as the real one does last.
+make_fake_btrfstune() { # UUID
+	mkdir -p "$WORK/bin"
+	cat >"$WORK/bin/fake-btrfstune" <<-EOS
+		#!/bin/bash
+		set -euo pipefail
+		[ "\$1 \$2 \$3 \$4" = "--auth-key-file /proc/self/fd/3 --new-auth-key-file /proc/self/fd/4" ] || exit 64
+		cat /proc/self/fd/3 >"$WORK/tune-old"
+		cat /proc/self/fd/4 >"$WORK/tune-new"
+		cmp -s "$WORK/tune-old" "$WORK/key" || { echo "fake btrfstune: not the old key" >&2; exit 65; }
+		if [ -e "$WORK/tune-fail" ]; then rm "$WORK/tune-fail"; echo "fake btrfstune: interrupted" >&2; exit 1; fi
+		"$BA_HELPER" mksb "\$5" "$WORK/tune-new" "$1"
+	EOS
+	chmod +x "$WORK/bin/fake-btrfstune"
+}
+
+case_recovery() {
+	local u=12345678-1234-1234-1234-123456789abc etc=$WORK/etc before
+	start_swtpm
+	new_key "$WORK/key"
+	"$BA_HELPER" mksb "$WORK/fs.img" "$WORK/key" "$u"
+	echo 'correct horse battery staple' >"$WORK/pass"
+	echo 'wrong horse' >"$WORK/badpass"
+	mkdir -p "$etc" "$WORK/run"
+	printf 'BTRFS_AUTH_UPDATE_INITRAMFS="echo ran >>%s/initramfs-updates"\n' "$WORK" >"$etc/btrfs-auth.conf"
+	C=(--config-dir "$etc")
+
+	step "enroll with a recovery passphrase: the file records scrypt and AES-256-GCM, never the passphrase"
+	STDIN=$WORK/pass expect 0 enroll "${C[@]}" --key-file "$WORK/key" --uuid "$u" --pcrs 7 --lock-pcr 15 \
+		--recovery-passphrase --passphrase-from stdin --scrypt-log-n 12 rk
+	err_has "Added a recovery copy of btrfs:rk"
+	! grep -qF 'correct horse' "$etc/rk.sealed" || fail "the passphrase is in the key file"
+	expect 0 status "${C[@]}" --no-tpm rk
+	out_has "Recovery copy:    scrypt N=2^12 r=8 p=1, AES-256-GCM"
+	expect 0 load "${C[@]}" --state-dir "$WORK/run" --keyring @s --check "$WORK/fs.img" rk
+	[ "$(cat "$WORK/run/rk.source")" = sealed ] || fail "load did not record the TPM as the source"
+
+	step "PCR 7 changes: the TPM refuses, the recovery passphrase loads the right key"
+	keyctl clear @s
+	tpm2_pcrextend "7:sha256=$(sha256_hex firmware-update)"
+	STDIN=$WORK/pass expect 0 load "${C[@]}" --state-dir "$WORK/run" --keyring @s --check "$WORK/fs.img" \
+		--passphrase-from stdin rk
+	err_has "PCR 7 differs"
+	err_has "Unlocked btrfs:rk with the recovery passphrase"
+	have_key btrfs:rk || fail "key not loaded through the recovery passphrase"
+	[ "$(cat "$WORK/run/rk.source")" = recovery ] || fail "load did not record the passphrase as the source"
+	assert_no_key_in_output "$WORK/key"
+	err_lacks "correct horse"
+
+	step "a wrong passphrase: exit 13, nothing loaded; no recovery tries: the TPM's error"
+	keyctl clear @s
+	STDIN=$WORK/badpass expect 13 load "${C[@]}" --keyring @s --passphrase-from stdin rk
+	err_has "Wrong recovery passphrase for btrfs:rk, no tries left"
+	! have_key btrfs:rk || fail "key loaded with a wrong passphrase"
+	STDIN=$WORK/pass expect 4 load "${C[@]}" --keyring @s --recovery-tries 0 --passphrase-from stdin rk
+
+	if [ -z "${BA_WRAP:-}" ]; then
+		step "the passphrase from a terminal: not echoed, a wrong one is asked again"
+		{ sleep 1; echo 'wrong horse'; sleep 3; echo 'correct horse battery staple'; } | timeout 60 script -qec \
+			"$BA_TOOL load --config-dir $etc --passphrase-from tty --keyring @s rk" /dev/null >"$WORK/tty.out" ||
+			{ cat "$WORK/tty.out" >&2; fail "load with the passphrase from the terminal failed"; }
+		grep -qF "Recovery passphrase for btrfs:rk:" "$WORK/tty.out" || fail "no passphrase prompt on the terminal"
+		grep -qF "2 more tries" "$WORK/tty.out" || fail "no second try"
+		! grep -qF "horse" "$WORK/tty.out" || fail "the passphrase was echoed"
+		have_key btrfs:rk || fail "key not loaded with the passphrase from the terminal"
+	fi
+
+	step "reseal: same key, this boot's PCR 7; the old file stays as .previous; the initramfs hook runs"
+	cp "$etc/rk.sealed" "$WORK/v1.sealed"
+	STDIN=$WORK/pass expect 0 reseal "${C[@]}" --passphrase-from stdin rk
+	err_has "Resealed btrfs:rk to sha256 PCRs 7,15"
+	cmp -s "$etc/rk.sealed.previous" "$WORK/v1.sealed" || fail "the previous copy is not the old file"
+	[ "$(cat "$WORK/initramfs-updates")" = ran ] || fail "the initramfs update command did not run"
+	keyctl clear @s
+	expect 0 load "${C[@]}" --state-dir "$WORK/run" --keyring @s --check "$WORK/fs.img" rk
+	[ "$(cat "$WORK/run/rk.source")" = sealed ] || fail "the resealed file did not unseal"
+	expect 0 status "${C[@]}" --no-tpm rk
+	out_has "Recovery copy:    scrypt N=2^12"
+
+	step "after btrfs-auth lock the TPM cannot give the key: reseal goes to the passphrase"
+	expect 0 lock
+	STDIN=$WORK/pass expect 0 reseal "${C[@]}" --passphrase-from stdin --no-update-initramfs rk
+	err_has "PCR 15 was extended by btrfs-auth lock"
+	err_has "Keeping $etc/rk.sealed.previous"
+	cmp -s "$etc/rk.sealed.previous" "$WORK/v1.sealed" || fail "an unconfirmed reseal replaced the previous copy"
+
+	step "reboot into the old state: NAME.sealed fails, .previous unseals; confirm refuses"
+	stop_swtpm
+	start_swtpm
+	keyctl clear @s
+	expect 0 load "${C[@]}" --state-dir "$WORK/run" --keyring @s rk
+	err_has "Unsealed btrfs:rk with its previous sealed copy"
+	[ "$(cat "$WORK/run/rk.source")" = previous ] || fail "load did not record the previous copy"
+	expect 4 confirm "${C[@]}" --state-dir "$WORK/run" rk
+	err_has "through its previous, not through"
+	[ -e "$etc/rk.sealed.previous" ] || fail "confirm removed the previous copy after a boot that needed it"
+
+	step "reboot into the new state: NAME.sealed unseals, confirm retires .previous"
+	tpm2_pcrextend "7:sha256=$(sha256_hex firmware-update)"
+	expect 0 load "${C[@]}" --state-dir "$WORK/run" --keyring @s rk
+	expect 0 confirm "${C[@]}" --state-dir "$WORK/run" rk
+	[ ! -e "$etc/rk.sealed.previous" ] || fail "confirm kept the previous copy"
+	[ "$(wc -l <"$WORK/initramfs-updates")" = 2 ] || fail "confirm did not update the initramfs"
+
+	step "rekey: interrupted once (both keys kept, exit 14), then resumed to the end"
+	make_fake_btrfstune "$u"
+	touch "$WORK/tune-fail"
+	before=$(sha256sum <"$etc/rk.sealed")
+	STDIN=$WORK/pass expect 14 rekey "${C[@]}" --device "$WORK/fs.img" --btrfstune "$WORK/bin/fake-btrfstune" \
+		--passphrase-from stdin --recovery-file "$WORK/new.key" rk
+	err_has "run btrfs-auth rekey again to resume"
+	[ -s "$etc/rk.sealed.new" ] || fail "no pending key file after an interrupted rekey"
+	[ "$(sha256sum <"$etc/rk.sealed")" = "$before" ] || fail "the key file changed before the rekey finished"
+	cmp -s "$WORK/new.key" "$WORK/tune-new" || fail "btrfstune did not get the new key written to --recovery-file"
+	assert_no_key_in_output "$WORK/new.key"
+	expect 0 rekey "${C[@]}" --device "$WORK/fs.img" --btrfstune "$WORK/bin/fake-btrfstune" --no-update-initramfs rk
+	err_has "Resuming the rekey of btrfs:rk"
+	[ ! -e "$etc/rk.sealed.new" ] || fail "the pending file is still there"
+	cmp -s "$WORK/new.key" "$WORK/tune-new" || fail "the resumed rekey used another new key"
+	keyctl clear @s
+	expect 0 load "${C[@]}" --keyring @s --check "$WORK/fs.img" rk
+	expect 8 enroll --key-file "$WORK/key" --device "$WORK/fs.img" --pcrs 7 "$WORK/old-key.sealed"
+	err_has "is not the key of btrfs $u"
+
+	step "the new key's recovery copy opens with the same passphrase"
+	tpm2_pcrextend "7:sha256=$(sha256_hex another-change)"
+	keyctl clear @s
+	STDIN=$WORK/pass expect 0 load "${C[@]}" --keyring @s --check "$WORK/fs.img" --passphrase-from stdin rk
+	err_has "Unlocked btrfs:rk with the recovery passphrase"
+	expect 2 rekey "${C[@]}" rk
+	err_has "rekey needs --device"
+
+	step "reseal from the raw key (--key-file): no device to check it against here, said so"
+	expect 0 reseal "${C[@]}" --key-file "$WORK/new.key" --no-update-initramfs rk
+	err_has "Cannot check the key in the given file against the filesystem (its device is not here)"
+	keyctl clear @s
+	expect 0 load "${C[@]}" --keyring @s --check "$WORK/fs.img" rk
+}
+
+# The first boot of an appliance image (provision.c), with the key store as
+# a directory (an ESP mounted already) and a fake btrfstune.
+case_provision() {
+	local u=0a0b0c0d-1111-2222-3333-444455556666 etc=$WORK/etc store=$WORK/esp/btrfs-auth
+	start_swtpm
+	new_key "$WORK/key" # the provisioning key: the fake btrfstune expects it as the old key
+	"$BA_HELPER" mksb "$WORK/fs.img" "$WORK/key" "$u"
+	mkdir -p "$etc" "$WORK/esp" "$WORK/run"
+	cp "$WORK/key" "$etc/root.provisioning"
+	cat >"$etc/btrfs-auth.conf" <<-EOF
+		BTRFS_AUTH_STORE=$WORK/esp
+		BTRFS_AUTH_PROVISION_DEVICE=$WORK/fs.img
+		BTRFS_AUTH_PROVISION_PCRS=0,7
+		BTRFS_AUTH_PROVISION_LOCK_PCR=15
+	EOF
+	make_fake_btrfstune "$u"
+	export PATH="$WORK/bin:$PATH"
+	ln -sf fake-btrfstune "$WORK/bin/btrfstune"
+	C=(--config-dir "$etc" --state-dir "$WORK/run" --keyring @s)
+
+	step "first boot, interrupted in btrfstune: the new key is sealed in the store first, nothing loaded"
+	touch "$WORK/tune-fail"
+	expect 14 load "${C[@]}" root
+	err_has "First boot: the key store has no root.sealed"
+	if [ ! -s "$store/root.sealed.new" ] || [ -e "$store/root.sealed" ]; then
+		fail "store after an interrupted first boot: $(ls "$store")"
+	fi
+	! have_key btrfs:root || fail "a key was loaded although the rekey did not finish"
+
+	step "the next boot resumes: the device key is loaded, the provisioning key no longer opens the filesystem"
+	expect 0 load "${C[@]}" root
+	err_has "Resuming the rekey of btrfs:root"
+	err_has "Provisioned btrfs:root (key id"
+	if [ ! -s "$store/root.sealed" ] || [ -e "$store/root.sealed.new" ]; then
+		fail "store after the first boot: $(ls "$store")"
+	fi
+	[ "$(cat "$WORK/run/root.source")" = provisioned ] || fail "the source is not recorded as provisioned"
+	have_key btrfs:root || fail "the device key is not loaded"
+	expect 8 enroll --key-file "$etc/root.provisioning" --device "$WORK/fs.img" --pcrs 7 "$WORK/x.sealed"
+	assert_no_key_in_output "$WORK/tune-new"
+
+	step "later boots unseal from the store and never read the provisioning key"
+	keyctl clear @s
+	chmod 000 "$etc/root.provisioning"
+	mv "$etc/root.provisioning" "$WORK/prov.hidden"
+	expect 0 load "${C[@]}" --check "$WORK/fs.img" root
+	[ "$(cat "$WORK/run/root.source")" = sealed ] || fail "a later boot did not unseal the store's key file"
+	expect 0 status --no-tpm "$store/root.sealed"
+	out_has "Lock PCR:         15"
+	out_has "PCRs:             0,7,15"
+
+	step "the store's key file deleted: no provisioning key, exit 11; with it, the filesystem refuses it, exit 8"
+	rm "$store/root.sealed"
+	expect 11 load "${C[@]}" root
+	err_has "The key store has no root.sealed, and there is no provisioning key"
+	mv "$WORK/prov.hidden" "$etc/root.provisioning"
+	chmod 600 "$etc/root.provisioning"
+	expect 8 load "${C[@]}" root
+	err_has "Neither the current nor the new key of btrfs:root authenticates the superblock"
+}
+
 # ---- main ---------------------------------------------------------------------
 
 echo "case $CASE${BA_WRAP:+ (under $BA_WRAP)}"
@@ -599,6 +801,8 @@ corrupt) case_corrupt ;;
 lock) case_lock ;;
 param-encryption) case_param_encryption ;;
 no-tpm) case_no_tpm ;;
+recovery) case_recovery ;;
+provision) case_provision ;;
 *) fail "unknown case" ;;
 esac
 echo "PASS [$CASE]"

@@ -5,7 +5,8 @@
 # boot/run-boot.sh through run-scenario.sh with the TPM state the real boot
 # will use.  Inputs (environment): BA_ENROLL_TOOL (the btrfs-auth binary),
 # BA_ENROLL_KEY (the key file), BA_ENROLL_ARGS (more enroll options),
-# BA_ENROLL_OUT (where the sealed key file goes on the host).
+# BA_ENROLL_OUT (where the sealed key file goes on the host), BA_ENROLL_PASS
+# (optional: a file with a recovery passphrase to add, one line).
 BA_BTRFS_MODULE=stock
 BA_TIMEOUT=180
 BA_MEM=${BA_ENROLL_MEM:-1024}
@@ -17,19 +18,25 @@ host_prepare() {
 	vm_guest_binary "$(ldconfig -p | awk '/libtss2-tcti-device.so.0 / { print $NF; exit }')"
 	install -m 0600 "$BA_ENROLL_KEY" "$BA_TO_GUEST/key"
 	vm_guest_env ENROLL_ARGS "${BA_ENROLL_ARGS:-}"
+	if [ -n "${BA_ENROLL_PASS:-}" ]; then
+		install -m 0600 "$BA_ENROLL_PASS" "$BA_TO_GUEST/pass"
+		vm_guest_env ENROLL_ARGS "${BA_ENROLL_ARGS:-} --recovery-passphrase --passphrase-from=stdin"
+	fi
 }
 
 guest_enroll() {
+	local pass=/dev/null
+	[ ! -f /ba/in/pass ] || pass=/ba/in/pass
 	# shellcheck disable=SC2086 # ENROLL_ARGS is a word list
 	btrfs-auth enroll root --key-file=/ba/in/key --config-dir=/ba/out \
-		--tpm-wait=30 $ENROLL_ARGS
+		--tpm-wait=30 $ENROLL_ARGS <"$pass"
 }
 
 guest() {
 	check tpm-present [ -c /dev/tpmrm0 ]
 	check enroll guest_enroll
 	check sealed-key-written [ -s /ba/out/root.sealed ]
-	rm -f /ba/in/key
+	rm -f /ba/in/key /ba/in/pass
 }
 
 host_check() {

@@ -46,7 +46,15 @@ name=$(basename "$scenario" .sh)
 ENROLL_ARGS="--pcrs=0,2,4,7 --lock-pcr=15"
 BOOT_TPM=enrolled          # or "fresh": a TPM that never saw the key
 ROOT_IMAGE=authenticated   # or "sha256-same-uuid": a swapped, unkeyed root
-BOOT_PLAN=first            # per boot: first, tampered; "," separated
+# ROOT_IMAGE may also be "sha256-plain": an unkeyed root booted without
+# auth_key= and without a TPM or an enrollment (the benchmarks' baseline).
+REPORT=$here/guest/ba-report  # what the booted system reports with
+BOOT_PLAN=first            # per boot: first, tampered, or any word ba-report knows; "," separated
+                           # "fail-closed": that boot must stop in the initramfs (FAIL_CLOSED_PATTERNS)
+RECOVERY=0                 # 1: enroll with a recovery passphrase (random, in $work/passphrase)
+# Scenario hooks, all optional: scenario_finish_root (the image's root is
+# in $work/root), scenario_boot_args N (append run-vm.sh arguments to the
+# array boot_extra_args), scenario_after_boot N (host steps after boot N).
 EXPECT=pass                # or "fail-closed"
 FAIL_CLOSED_PATTERNS=()    # EREs the console must all show when failing closed
 MEM=1024
@@ -64,7 +72,7 @@ cleanup() {
 	if [ "$passed" = 1 ] && [ "$keep" = 0 ]; then
 		rm -rf "$work"
 	else
-		rm -f "$work/key"
+		rm -f "$work/key" "$work/passphrase" "$work"/*.typing
 		echo "boot-$name: kept $work (images, initramfs, console logs)"
 	fi
 }
@@ -101,12 +109,16 @@ stage_project() {
 
 make_key() {
 	(umask 077 && head -c 32 /dev/urandom >"$work/key")
+	# A throwaway test passphrase: typed on the console, never logged.
+	[ "$RECOVERY" != 1 ] || (umask 077 && head -c 18 /dev/urandom | base64 | tr -d '/+=' >"$work/passphrase")
 }
+
+call_hook() { if declare -F "$1" >/dev/null; then "$@"; fi; }
 
 enroll() {
 	BA_ENROLL_TOOL=$work/root$TOOL_PATH BA_ENROLL_KEY=$work/key \
 		BA_ENROLL_ARGS="$ENROLL_ARGS --uuid=$uuid" BA_ENROLL_OUT=$work/root.sealed \
-		BA_ENROLL_OUT_TPM=$work/tpm \
+		BA_ENROLL_OUT_TPM=$work/tpm BA_ENROLL_PASS=$([ "$RECOVERY" != 1 ] || echo "$work/passphrase") \
 		bash "$here/../run-scenario.sh" --workdir "$work/enroll" "$here/enroll.sh" \
 		>"$work/enroll.log" 2>&1 ||
 		ba_die "the enrollment boot failed: $(tail -n 5 "$work/enroll.log")"
@@ -122,19 +134,26 @@ stage_root() {
 finish_root() {
 	local r=$work/root
 	install -d -m 0700 "$r/etc/btrfs-auth"
-	install -m 0600 "$work/root.sealed" "$r/etc/btrfs-auth/root.sealed"
-	printf 'UUID=%s / btrfs auth_key=btrfs:root 0 0\n' "$uuid" >"$r/etc/fstab"
+	if [ "$ROOT_IMAGE" = sha256-plain ]; then
+		printf 'UUID=%s / btrfs defaults 0 0\n' "$uuid" >"$r/etc/fstab"
+	else
+		install -m 0600 "$work/root.sealed" "$r/etc/btrfs-auth/root.sealed"
+		printf 'UUID=%s / btrfs auth_key=btrfs:root 0 0\n' "$uuid" >"$r/etc/fstab"
+	fi
 	echo ba-boot-test >"$r/etc/hostname"
 	tr -d '-' </proc/sys/kernel/random/uuid >"$r/etc/machine-id"
-	install -D -m 0755 "$here/guest/ba-report" "$r/usr/local/libexec/ba-report"
+	install -D -m 0755 "$REPORT" "$r/usr/local/libexec/ba-report"
 	install -D -m 0644 "$here/guest/ba-report.service" "$r/etc/systemd/system/ba-report.service"
 	ln -sf ../ba-report.service "$r/etc/systemd/system/multi-user.target.wants/ba-report.service"
-	echo "BA_BOOT_PLAN=$BOOT_PLAN" >"$r/etc/ba-report.conf"
+	# ba-report counts the boots that reach it: those failing closed do not.
+	echo "BA_BOOT_PLAN=$(echo ",$BOOT_PLAN," | sed 's/,fail-closed,/,/g; s/,fail-closed,/,/g; s/^,//; s/,$//')" >"$r/etc/ba-report.conf"
+	call_hook scenario_finish_root
 }
 
 make_image() {
 	local csum=(--csum hmac-sha256 --auth-key-file "$work/key")
 	[ "$ROOT_IMAGE" != sha256-same-uuid ] || csum=(--csum sha256)
+	[ "$ROOT_IMAGE" != sha256-plain ] || csum=(--csum sha256)
 	truncate -s 2G "$work/root.img"
 	"$progs/mkfs.btrfs" -q -f -U "$uuid" "${csum[@]}" --rootdir "$work/root" \
 		"$work/root.img" >"$work/mkfs.log" 2>&1 ||
@@ -165,10 +184,12 @@ make_initramfs() {
 		[ "${e##*/}" = 91btrfs-auth ] || ln -s "$e" "$d/base/modules.d/"
 	done
 	ln -s "$work/root$DRACUT_MODDIR" "$d/base/modules.d/91btrfs-auth"
-	install -m 0600 "$work/root.sealed" "$d/keys/root.sealed"
+	[ "$ROOT_IMAGE" = sha256-plain ] || install -m 0600 "$work/root.sealed" "$d/keys/root.sealed"
+	# More files for the initramfs' /etc/btrfs-auth (btrfs-auth.conf, .previous), from scenario hooks.
+	[ ! -d "$work/initrd-keys" ] || cp -a "$work/initrd-keys/." "$d/keys/"
 	printf 'btrfs_auth_stagedir="%s"\nbtrfs_auth_confdir="%s"\n' "$work/root" "$d/keys" >"$d/dracut.conf"
 	dracutbasedir=$d/base dracut --conf "$d/dracut.conf" --confdir "$d/conf.d" --tmpdir "$d/tmp" \
-		--no-hostonly --no-hostonly-cmdline --no-early-microcode \
+		--no-hostonly --no-hostonly-cmdline --no-early-microcode --compress=zstd \
 		--kmoddir "$work/modroot/lib/modules/$abi" --kver "$abi" \
 		--add "btrfs btrfs-auth" --add-drivers "virtio_blk virtio_pci" \
 		--force "$work/initrd.img" >"$work/dracut.log" 2>&1 ||
@@ -178,16 +199,22 @@ make_initramfs() {
 }
 
 boot() {
-	local n=$1 args=() rc=0 tpm=$work/tpm
+	local n=$1 args=() rc=0 tpm=$work/tpm tpm_args rootflags='rootflags=auth_key=btrfs:root '
 	if [ "$BOOT_TPM" = fresh ]; then
 		tpm=$work/tpm-fresh
 		mkdir -p "$tpm"
 	fi
+	tpm_args=(--tpm-state "$tpm")
+	if [ "$ROOT_IMAGE" = sha256-plain ]; then tpm_args=() rootflags=''; fi
 	args=(--kernel "$kernel" --initrd "$work/initrd.img" --disk "$work/root.img,serial=ba-root"
-		--tpm-state "$tpm" --mem "$MEM" --timeout 900
+		"${tpm_args[@]}" --mem "$MEM" --timeout 900
 		--log "$work/console-$n.log" --outcome "$work/outcome-$n"
-		--append "root=UUID=$uuid rootflags=auth_key=btrfs:root rootfstype=btrfs systemd.firstboot=off ba.report=1")
-	[ "$EXPECT" = pass ] || args+=(--stop-on 'System halted|reboot: Power down|Reached target .*Switch Root|Mounted .*/sysroot')
+		--append "root=UUID=$uuid ${rootflags}rootfstype=btrfs systemd.firstboot=off ba.report=1")
+	[ "$EXPECT" = pass ] && [ "${2:-}" != fail-closed ] ||
+		args+=(--stop-on 'System halted|reboot: Power down|Reached target .*Switch Root|Mounted .*/sysroot')
+	boot_extra_args=()
+	call_hook scenario_boot_args "$n"
+	args+=("${boot_extra_args[@]}")
 	bash "$here/../lib/run-vm.sh" "${args[@]}" || rc=$?
 	cp "$work/console-$n.log" "$logdir/boot-$name-console-$n.log"
 	IFS=$'\t' read -r outcome secs reason <"$work/outcome-$n"
@@ -216,7 +243,7 @@ tamper_witness() {
 }
 
 expect_fail_closed() {
-	local log=$work/console-1.log p
+	local log=$work/console-${1:-1}.log p
 	[ "$outcome" = stopped ] || ba_die "expected the boot to stop failing closed, got $outcome: $reason"
 	if tr -d '\r' <"$log" | grep -q -E 'Mounted .*/sysroot|Reached target .*Switch Root|Reached target .*Initrd Root File System'; then
 		ba_die "the root file system was mounted although the boot had to fail closed"
@@ -234,7 +261,7 @@ resolve_inputs
 timed "rootfs, module and progs" true
 make_key
 timed "staging the root" stage_root
-timed "enrollment boot" enroll
+[ "$ROOT_IMAGE" = sha256-plain ] || timed "enrollment boot" enroll
 finish_root
 timed "mkfs.btrfs --rootdir" make_image
 timed "dracut" make_initramfs
@@ -248,7 +275,13 @@ fi
 
 IFS=, read -r -a plan <<<"$BOOT_PLAN"
 for ((i = 1; i <= ${#plan[@]}; i++)); do
-	boot "$i" || ba_die "boot $i failed: $outcome: $reason (console: $logdir/boot-$name-console-$i.log)"
+	if [ "${plan[i-1]}" = fail-closed ]; then
+		boot "$i" fail-closed || true
+		expect_fail_closed "$i"
+	else
+		boot "$i" || ba_die "boot $i failed: $outcome: $reason (console: $logdir/boot-$name-console-$i.log)"
+	fi
+	call_hook scenario_after_boot "$i"
 	[ "${plan[i-1]}" != first ] || { check_image "$i"; [ "$i" = "${#plan[@]}" ] || tamper_witness; }
 done
 passed=1

@@ -10,6 +10,11 @@
 #   3 timeout (guest hung)    4 guest kernel panic, or QEMU or the guest
 #                               stopped without a verdict
 #   5 stopped: the console matched --stop-on (for boots expected to fail)
+#
+# --console-input FILE types on the console (ttyS0): FILE holds lines
+# "ERE<TAB>TEXT"; in order, each waits until the console shows a match of
+# ERE after the previous one, then types TEXT and Enter.  Without it the
+# console is a plain file as before.
 set -euo pipefail
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
@@ -35,13 +40,19 @@ usage: ${0##*/} --kernel PATH --initrd PATH [options]
   --stop-on ERE               end the guest as soon as a console line matches
                               ERE (outcome "stopped"): a boot that must fail
                               closed halts without powering off
+  --console-input FILE        type on the console: lines "ERE<TAB>TEXT", each
+                              typed (with Enter) once the console shows ERE
+                              after the previous match; the text is never
+                              logged (FILE may hold test passphrases)
+  --qemu-arg ARG              one more QEMU argument (repeatable), e.g.
+                              --qemu-arg -smbios --qemu-arg type=1,serial=X
 EOF
 	exit 2
 }
 
 kernel='' initrd='' append='' timeout=300 log=./console.log markers='' outcome_file=''
-tpm_state='' mem=768 cpu=max show=markers stop_on=''
-disks=()
+tpm_state='' mem=768 cpu=max show=markers stop_on='' console_input=''
+disks=() extra_qemu_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:?}; shift 2 ;;
@@ -58,6 +69,8 @@ while [ $# -gt 0 ]; do
 	--console) show=console; shift ;;
 	--quiet) show=none; shift ;;
 	--stop-on) stop_on=${2:?}; shift 2 ;;
+	--console-input) console_input=${2:?}; shift 2 ;;
+	--qemu-arg) extra_qemu_args+=("${2:?}"); shift 2 ;;
 	-h|--help) usage ;;
 	*) ba_log "unknown argument '$1'"; usage ;;
 	esac
@@ -67,16 +80,18 @@ if [ -z "$kernel" ] || [ -z "$initrd" ]; then usage; fi
 [ -r "$initrd" ] || ba_die "--initrd $initrd: not readable"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || ba_die "--timeout wants whole seconds, got '$timeout'"
 [[ $mem =~ ^[0-9]+$ ]] || ba_die "--mem wants megabytes, got '$mem'"
+[ -z "$console_input" ] || [ -r "$console_input" ] || ba_die "--console-input $console_input: not readable"
 : "${markers:=${log%.log}.markers}"
 [ "$markers" != "$log" ] || markers=$log.markers
 qemu=$(command -v qemu-system-x86_64) || ba_die "qemu-system-x86_64 not found; apt-get install qemu-system-x86"
 
-qemu_pid='' swtpm_pidfile='' t0=''
+qemu_pid='' swtpm_pidfile='' t0='' typist_pid='' drain_pid='' console_fifo=''
 cleanup() {
 	if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
 		kill -KILL "$qemu_pid" 2>/dev/null || true
 		wait "$qemu_pid" 2>/dev/null || true
 	fi
+	stop_console_input
 	stop_swtpm
 }
 trap cleanup EXIT
@@ -126,6 +141,60 @@ start_swtpm() {
 		-device tpm-tis,tpmdev=tpm0)
 }
 
+# Typing on the console: ttyS0 is a QEMU "pipe" chardev on two FIFOs.
+# What the guest writes is copied to the log by a drain (QEMU would stall
+# the guest once a FIFO nobody reads is full); a typist waits for each
+# prompt in the log and writes the answer into the input FIFO.
+start_console_input() {
+	local base
+	base=$(dirname "$log")/.${log##*/}.serial
+	console_fifo=$base
+	rm -f "$base.in" "$base.out"
+	mkfifo -m 0600 "$base.in" "$base.out" || ba_die "cannot create the console FIFOs $base.in/.out"
+	cat "$base.out" >"$log" &
+	drain_pid=$!
+	typist "$base.in" <"$console_input" &
+	typist_pid=$!
+	qemu_args+=(-chardev "pipe,id=con0,path=$base" -serial chardev:con0)
+}
+
+# Reads "ERE<TAB>TEXT" lines on stdin; types each TEXT into FIFO once the
+# log shows ERE after the previous match.  Only the prompt and the number
+# of characters typed are reported, never the text.
+typist() {
+	local fifo=$1 ere text pos=0 hit off
+	# Held open until the end, so the guest never reads end-of-file.
+	exec 7<>"$fifo"
+	while IFS=$'\t' read -r ere text; do
+		[ -n "$ere" ] || continue
+		while kill -0 "$$" 2>/dev/null; do
+			hit=$(tail -c +$((pos + 1)) "$log" 2>/dev/null | LC_ALL=C grep -a -b -o -m 1 -E -e "$ere" | head -n 1 || true)
+			[ -z "$hit" ] || break
+			sleep 0.3
+		done
+		[ -n "$hit" ] || return 0
+		off=${hit%%:*}
+		pos=$((pos + off + ${#hit} - ${#off} - 1))
+		# Give the reader time to switch echo off: systemd's agent prints
+		# its prompt first, then changes the terminal mode.
+		sleep "${BA_CONSOLE_TYPE_DELAY:-2}"
+		printf '%s\r' "$text" >&7
+		printf 'console-input: typed %d characters after /%s/\n' "${#text}" "$ere" >>"$log.typed"
+	done
+	while kill -0 "$$" 2>/dev/null; do sleep 1; done
+}
+
+stop_console_input() {
+	local p
+	for p in "$typist_pid" "$drain_pid"; do
+		[ -n "$p" ] || continue
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	typist_pid='' drain_pid=''
+	[ -z "$console_fifo" ] || rm -f "$console_fifo.in" "$console_fifo.out"
+}
+
 add_disks() {
 	local spec img opts format serial n=0 o
 	for spec in "${disks[@]}"; do
@@ -165,7 +234,8 @@ show_progress() {
 	elif [ "$show" = markers ] && [ -f "$markers" ]; then
 		total=$(wc -l <"$markers")
 		if [ "$total" -gt "$shown_markers" ]; then
-			sed -n "$((shown_markers + 1)),${total}p" "$markers" | tr -d '\r' | sed 's/^/  guest: /'
+			# Long marker lines (data a test hands to the host) are shortened here only.
+			sed -n "$((shown_markers + 1)),${total}p" "$markers" | tr -d '\r' | cut -c1-160 | sed 's/^/  guest: /'
 			shown_markers=$total
 		fi
 	fi
@@ -208,8 +278,10 @@ judge() {
 kernel_cmdline() {
 	# panic=-1 reboots at once on a panic and -no-reboot turns that into
 	# QEMU's exit; oops=panic makes an oops do the same rather than leave
-	# a half-dead guest to run into the timeout.
-	printf '%s' "console=ttyS0 panic=-1 oops=panic loglevel=4 ba.disks=$scenario_disks$append"
+	# a half-dead guest to run into the timeout.  no_timer_check: on an
+	# overloaded host TCG's timer interrupts arrive late enough for the
+	# kernel's IO-APIC timer check to fail and panic at boot.
+	printf '%s' "console=ttyS0 panic=-1 oops=panic no_timer_check loglevel=4 ba.disks=$scenario_disks$append"
 }
 
 qemu_args=(-nodefaults -no-user-config -accel tcg -machine pc -cpu "$cpu"
@@ -227,8 +299,14 @@ fi
 mkdir -p "$(dirname "$log")" "$(dirname "$markers")"
 : >"$log"
 : >"$markers"
-qemu_args+=(-serial "file:$log" -serial "file:$markers"
-	-kernel "$kernel" -initrd "$initrd" -append "$(kernel_cmdline)")
+if [ -n "$console_input" ]; then
+	: >"$log.typed"
+	start_console_input
+else
+	qemu_args+=(-serial "file:$log")
+fi
+qemu_args+=(-serial "file:$markers"
+	-kernel "$kernel" -initrd "$initrd" -append "$(kernel_cmdline)" "${extra_qemu_args[@]}")
 
 t0=$(ba_now)
 "$qemu" "${qemu_args[@]}" </dev/null >"$log.qemu-stderr" 2>&1 &
@@ -263,6 +341,7 @@ qrc=0
 wait "$qemu_pid" || qrc=$?
 qemu_pid=
 secs=$(ba_elapsed "$t0")
+stop_console_input
 stop_swtpm
 show_progress
 judge "$qrc" "$timed_out"

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * btrfs-auth rekey NAME --device DEV: a new HMAC key for the filesystem,
+ * offline, resumable at every point.
+ *
+ *   1. the current key: --key-file, the TPM, or the recovery passphrase;
+ *   2. the new key (generated or --new-key-file), sealed with the current
+ *      file's PCR binding and encrypted with the same recovery passphrase,
+ *      is written to NAME.sealed.new before anything else happens;
+ *   3. btrfstune verifies every block with the current key, then changes
+ *      it (itself resumable);
+ *   4. once the superblock verifies with the new key, NAME.sealed.new
+ *      replaces NAME.sealed and NAME.sealed.previous (an old seal) goes.
+ *
+ * Rerun after an interruption, it finds NAME.sealed.new and the device's
+ * state and continues from there; both keys stay available until step 4.
+ */
+#include "commands.h"
+#include "initramfs.h"
+#include "log.h"
+#include "provision.h"
+#include "rekey.h"
+
+int ba_cmd_rekey(const struct ba_args *a) {
+        struct ba_rekey k = { .a = a };
+        char id[17];
+        int r;
+
+        r = ba_rekey_run(&k);
+        if (r == 0)
+                ba_key_id(&k.new_key, id);
+        ba_rekey_free(&k);
+        if (r != 0)
+                return r;
+        log_info("Changed the key of %s on %s (new key id %s); %s holds it, sealed and with its recovery copy if "
+                 "the old one had one.", a->description, a->device, id, a->key_path);
+        return ba_update_initramfs(a);
+}

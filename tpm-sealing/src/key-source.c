@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "exit-codes.h"
+#include "fileio.h"
+#include "key-source.h"
+#include "log.h"
+#include "passphrase.h"
+#include "pin-prompt.h"
+#include "tpm2-unseal.h"
+
+const char *ba_key_source_name(enum ba_key_source s) {
+        switch (s) {
+        case BA_SOURCE_SEALED:
+                return "sealed";
+        case BA_SOURCE_PREVIOUS:
+                return "previous";
+        case BA_SOURCE_RECOVERY:
+                return "recovery";
+        case BA_SOURCE_KEY_FILE:
+                return "key-file";
+        case BA_SOURCE_PROVISIONED:
+                return "provisioned";
+        default:
+                return "none";
+        }
+}
+
+static int unseal_with_pin(const struct ba_args *a, struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR obj,
+                           struct ba_secret *key) {
+        int r;
+
+        if (!kf->pin)
+                return ba_tpm_unseal(t, kf, obj, NULL, key);
+        for (unsigned i = 1;; i++) {
+                struct ba_secret auth = { 0 };
+
+                r = ba_pin_get_auth(a->pin_from, kf->description, false, &auth);
+                if (r != 0)
+                        return r;
+                r = ba_tpm_unseal(t, kf, obj, (const TPM2B_AUTH *) auth.data, key);
+                ba_secret_free(&auth);
+                if (r != BA_EXIT_BAD_PIN || !ba_pin_source_interactive(a->pin_from) || i >= a->pin_tries)
+                        return r;
+                log_info("%u more PIN attempt%s.", a->pin_tries - i, a->pin_tries - i > 1 ? "s" : "");
+        }
+}
+
+int ba_key_unseal(const struct ba_args *a, const struct ba_keyfile *kf, struct ba_secret *key) {
+        ESYS_TR obj = ESYS_TR_NONE;
+        struct ba_tpm t;
+        int r;
+
+        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+        if (r != 0)
+                return r;
+        r = ba_tpm_get_srk(&t, &kf->parent_name);
+        if (r == 0)
+                r = ba_tpm_load_sealed(&t, kf, &obj);
+        if (r == 0)
+                r = unseal_with_pin(a, &t, kf, obj, key);
+        ba_tpm_flush(&t, &obj);
+        ba_tpm_close(&t);
+        return r;
+}
+
+char *ba_key_path_with(const struct ba_args *a, const char *suffix) {
+        char *p = NULL;
+
+        if (asprintf(&p, "%s%s", a->key_path, suffix) < 0)
+                return NULL;
+        return p;
+}
+
+/* NAME.sealed.previous, kept by "btrfs-auth reseal" until "btrfs-auth confirm". */
+static int try_previous(const struct ba_args *a, const struct ba_keyfile *kf, struct ba_secret *key) {
+        struct ba_keyfile prev;
+        char *path = ba_key_path_with(a, BA_PREVIOUS_SUFFIX);
+        int r;
+
+        if (!path)
+                return log_fail(BA_EXIT_FAILURE, "Out of memory.");
+        if (access(path, F_OK) < 0) {
+                free(path);
+                return BA_EXIT_NO_KEYFILE;
+        }
+        log_info("Trying the previous sealed copy %s, kept until the new one is confirmed.", path);
+        r = ba_keyfile_load(path, kf->description, &prev);
+        free(path);
+        if (r == 0)
+                r = ba_key_unseal(a, &prev, key);
+        return r;
+}
+
+int ba_key_obtain(const struct ba_args *a, const struct ba_keyfile *kf, bool allow_previous, struct ba_secret *key,
+                  enum ba_key_source *source, struct ba_secret *pass) {
+        int r;
+
+        *source = BA_SOURCE_NONE;
+        r = ba_key_unseal(a, kf, key);
+        if (r == 0) {
+                *source = BA_SOURCE_SEALED;
+                return 0;
+        }
+        if (allow_previous && a->target_is_name && r != BA_EXIT_NO_TPM && try_previous(a, kf, key) == 0) {
+                *source = BA_SOURCE_PREVIOUS;
+                log_info("Unsealed %s with its previous sealed copy: the new one does not match this boot.",
+                         kf->description);
+                return 0;
+        }
+        if (!kf->has_recovery || a->recovery_tries == 0)
+                return r;
+        log_info("The TPM did not give %s; asking for its recovery passphrase (%u tr%s).", kf->description,
+                 a->recovery_tries, a->recovery_tries > 1 ? "ies" : "y");
+        r = ba_passphrase_unlock(kf, a->pass_from, a->recovery_tries, key, pass);
+        if (r == 0) {
+                *source = BA_SOURCE_RECOVERY;
+                log_info("Unlocked %s with the recovery passphrase. If the boot change was planned, bind the key "
+                         "to it: btrfs-auth reseal %s", kf->description,
+                         kf->description + strlen(BA_DESCRIPTION_PREFIX));
+        }
+        return r;
+}
+
+int ba_key_read_file(const char *path, struct ba_secret *key) {
+        bool is_stdin = strcmp(path, "-") == 0;
+        int fd, r;
+
+        r = ba_secret_new(key, BA_KEY_MAX_SIZE);
+        if (r < 0)
+                return log_fail(BA_EXIT_FAILURE, "Out of memory for the key buffer.");
+        fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+                log_error_errno(errno, "Cannot open key file %s", path);
+                ba_secret_free(key);
+                return BA_EXIT_FAILURE;
+        }
+        r = ba_read_fd_secret(fd, key);
+        if (!is_stdin)
+                close(fd);
+        if (r == 0 && key->len == 0)
+                r = -ENODATA;
+        if (r == 0)
+                return 0;
+        ba_secret_free(key);
+        if (r == -EFBIG)
+                return log_fail(BA_EXIT_FAILURE, "The key in %s is longer than %d bytes, the most a TPM seals.",
+                                path, BA_KEY_MAX_SIZE);
+        if (r == -ENODATA)
+                return log_fail(BA_EXIT_FAILURE, "The key in %s is empty.", path);
+        log_error_errno(r, "Cannot read key file %s", path);
+        return BA_EXIT_FAILURE;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+#include "args.h"
+#include "secure.h"
+
+/* btrfs-auth.conf settings of an appliance image's first boot (appliance/README.md). */
+#define BA_CONF_PROVISION_DEVICE "BTRFS_AUTH_PROVISION_DEVICE"
+#define BA_CONF_PROVISION_PCRS "BTRFS_AUTH_PROVISION_PCRS"
+#define BA_CONF_PROVISION_LOCK_PCR "BTRFS_AUTH_PROVISION_LOCK_PCR"
+#define BA_PROVISIONING_SUFFIX ".provisioning"
+#define BA_DEVICE_WAIT 60
+
+/*
+ * First boot of an image: the key store (store->key_path) has no
+ * NAME.sealed yet.  The filesystem was made with the image's provisioning
+ * key (<config-dir>/NAME.provisioning, public by design); give it a key of
+ * this device's own, sealed to this TPM into the store, with btrfstune,
+ * resumably.  On success *key holds the new key.  Returns an exit code.
+ */
+int ba_provision(const struct ba_args *a, const struct ba_args *store, struct ba_secret *key);
+
+/* First 8 bytes of HMAC-SHA256(key, "btrfs-auth key id v1") in hex: names a key without revealing it. */
+void ba_key_id(const struct ba_secret *key, char out[17]);

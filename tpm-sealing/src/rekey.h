@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "args.h"
+#include "keyfile.h"
+#include "secure.h"
+#include "superblock.h"
+
+/*
+ * One key change of the filesystem on a->device, resumable (see
+ * cmd-rekey.c): the current key from a->key_file, the TPM or the recovery
+ * passphrase of a->key_path; the new one sealed into a->key_path + ".new"
+ * first; btrfstune; then the new file replaces a->key_path.
+ *
+ * provisioning: there is no current key file (first boot of an image):
+ * the current key is the provisioning key a->key_file, the new one is
+ * sealed to this boot's values of provision_pcrs plus provision_lock_pcr
+ * (at zero), with no recovery copy.
+ */
+struct ba_rekey {
+        const struct ba_args *a;
+        bool provisioning;
+        uint32_t provision_pcrs;
+        int provision_lock_pcr; /* -1: none */
+
+        /* state */
+        char *pending_path;
+        struct ba_keyfile old, pending;
+        bool have_pending;
+        struct ba_secret old_key, new_key, pass; /* new_key holds the new key after success */
+        uint8_t sb[BA_SB_SIZE];
+        struct ba_sb_info info;
+};
+
+/* Returns an exit code after logging. */
+int ba_rekey_run(struct ba_rekey *k);
+void ba_rekey_free(struct ba_rekey *k);

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <string.h>
+
+#include "exit-codes.h"
+#include "log.h"
+#include "seal.h"
+#include "tpm2-pcr.h"
+#include "tpm2-seal.h"
+
+static void warn_unmeasured(uint32_t mask, const ba_pcr_values values) {
+        static const uint8_t zero[BA_DIGEST_SIZE];
+
+        for (unsigned i = 0; i < BA_PCR_COUNT; i++)
+                if ((mask & (UINT32_C(1) << i)) && memcmp(values[i], zero, BA_DIGEST_SIZE) == 0)
+                        log_warning("PCR %u is all zeros: nothing was measured into it, so binding to it "
+                                    "proves nothing about this boot.", i);
+}
+
+/* Current values by default; explicit --pcr-value wins; the lock PCR gets its value at TPM startup (zeros). */
+static int choose_pcr_values(const struct ba_args *a, struct ba_tpm *t, struct ba_keyfile *kf) {
+        uint32_t lock_bit = a->lock_pcr >= 0 ? UINT32_C(1) << a->lock_pcr : 0;
+        uint32_t read_mask = a->pcr_mask & ~a->pcr_value_mask & ~lock_bit;
+        int r;
+
+        kf->pcr_mask = a->pcr_mask;
+        kf->lock_pcr = a->lock_pcr;
+        r = ba_tpm_pcr_read(t, read_mask, kf->pcr_values);
+        if (r != 0)
+                return r;
+        warn_unmeasured(read_mask, kf->pcr_values);
+        for (unsigned i = 0; i < BA_PCR_COUNT; i++)
+                if (a->pcr_value_mask & (UINT32_C(1) << i))
+                        memcpy(kf->pcr_values[i], a->pcr_values[i], BA_DIGEST_SIZE);
+        if (lock_bit && !(a->pcr_value_mask & lock_bit))
+                memset(kf->pcr_values[a->lock_pcr], 0, BA_DIGEST_SIZE);
+        if (a->lock_pcr >= 0 && a->lock_pcr != BA_LOCK_PCR_DEFAULT)
+                log_warning("Lock PCR %d: make sure nothing else extends it before btrfs-auth load runs, and "
+                            "that its boot-time value is the sealed one.", a->lock_pcr);
+        return 0;
+}
+
+int ba_seal_to_tpm(const struct ba_args *a, const struct ba_secret *key, const struct ba_secret *auth,
+                   struct ba_keyfile *kf) {
+        struct ba_tpm t;
+        int r;
+
+        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+        if (r != 0)
+                return r;
+        r = ba_tpm_get_srk(&t, NULL);
+        if (r == 0)
+                r = ba_tpm_srk_name(&t, &kf->parent_name);
+        if (r == 0)
+                r = choose_pcr_values(a, &t, kf);
+        if (r == 0 && ba_policy_digest(kf->pcr_mask, kf->pcr_values, kf->pin, kf->policy_digest) < 0)
+                r = log_fail(BA_EXIT_FAILURE, "Cannot compute the policy digest (libcrypto failure).");
+        if (r == 0)
+                r = ba_tpm_seal(&t, key, auth->data ? (const TPM2B_AUTH *) auth->data : NULL, kf->policy_digest,
+                                &kf->public, &kf->private);
+        ba_tpm_close(&t);
+        return r;
+}
+
