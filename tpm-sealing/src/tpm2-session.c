@@ -14,8 +14,9 @@ TPMA_SESSION ba_session_attrs_create(void) {
         return TPMA_SESSION_CONTINUESESSION | CREATE_CRYPT;
 }
 
+/* No continueSession: the TPM ends the session with the Unseal, which saves a FlushContext at boot. */
 TPMA_SESSION ba_session_attrs_unseal(void) {
-        return TPMA_SESSION_CONTINUESESSION | UNSEAL_CRYPT;
+        return UNSEAL_CRYPT;
 }
 
 bool ba_param_encryption_enabled(void) {

@@ -37,19 +37,6 @@ static int satisfy_policy(struct ba_tpm *t, ESYS_TR session, const struct ba_key
         return 0;
 }
 
-/* Sets *ok when the session now carries the sealed object's policy digest. */
-static int policy_matches(struct ba_tpm *t, ESYS_TR session, const struct ba_keyfile *kf, bool *ok) {
-        TPM2B_DIGEST *digest = NULL;
-        TSS2_RC rc;
-
-        rc = Esys_PolicyGetDigest(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &digest);
-        if (rc != TSS2_RC_SUCCESS)
-                return log_tpm2_rc(rc, "Reading the policy session's digest");
-        *ok = digest->size == BA_DIGEST_SIZE && memcmp(digest->buffer, kf->policy_digest, BA_DIGEST_SIZE) == 0;
-        Esys_Free(digest);
-        return 0;
-}
-
 static int report_policy_failure(struct ba_tpm *t, const struct ba_keyfile *kf) {
         ba_pcr_values current;
         uint32_t mismatch = 0;
@@ -88,6 +75,9 @@ static int unseal_in_session(struct ba_tpm *t, ESYS_TR object, ESYS_TR session, 
         int r;
 
         rc = Esys_Unseal(t->esys, object, session, ESYS_TR_NONE, ESYS_TR_NONE, &data);
+        /* The caller names the PCRs that differ: more useful than the bare TPM code. */
+        if (rc != TSS2_RC_SUCCESS && ba_tpm2_rc_classify(rc) == BA_TPM_ERR_POLICY)
+                return BA_EXIT_POLICY;
         if (rc != TSS2_RC_SUCCESS)
                 return log_tpm2_rc(rc, "Unsealing the key (TPM2_Unseal)");
         r = ba_secret_new(out, data->size > 0 ? data->size : 1);
@@ -105,26 +95,31 @@ int ba_tpm_unseal(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR object,
                   struct ba_secret *out) {
         const TPM2B_AUTH empty = { 0 };
         ESYS_TR session = ESYS_TR_NONE;
-        bool ok = false;
         int r;
 
+        /*
+         * No PolicyGetDigest check before the Unseal: the TPM compares the
+         * digests itself, and a policy failure neither counts against the
+         * dictionary-attack counter nor reveals anything.  Which PCRs differ
+         * is worked out only when it fails, keeping a boot's load short.
+         */
         r = ba_tpm_start_session(t, TPM2_SE_POLICY, ba_session_attrs_unseal(), &session);
         if (r == 0)
                 r = satisfy_policy(t, session, kf);
-        if (r == 0)
-                r = policy_matches(t, session, kf, &ok);
-        if (r == 0 && !ok)
-                r = report_policy_failure(t, kf);
         if (r == 0 && auth && Esys_TR_SetAuth(t->esys, object, auth) != TSS2_RC_SUCCESS)
                 r = log_fail(BA_EXIT_TPM, "Cannot pass the PIN to the TPM library.");
         if (r == 0)
                 r = unseal_in_session(t, object, session, out);
         if (r == BA_EXIT_LOCKOUT)
                 report_lockout(t);
-        if (r == BA_EXIT_POLICY && ok)
+        if (r == BA_EXIT_POLICY)
                 report_policy_failure(t, kf);
         /* Overwrite the library's copy of the PIN hash. */
         (void) Esys_TR_SetAuth(t->esys, object, &empty);
-        ba_tpm_flush(t, &session);
+        if (r == 0)
+                /* The TPM ended the session with the Unseal (no continueSession); forget it here. */
+                (void) Esys_TR_Close(t->esys, &session);
+        else
+                ba_tpm_flush(t, &session);
         return r;
 }
