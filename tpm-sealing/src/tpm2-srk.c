@@ -79,6 +79,12 @@ static int srk_create(struct ba_tpm *t, ESYS_TR *ret) {
                                 "Creating the storage root key failed: the TPM's owner hierarchy has a password. "
                                 "Create the SRK once as a persistent key at 0x81000001 (tpm2_createprimary "
                                 "-C o -G ecc256:aes128cfb ... && tpm2_evictcontrol -c ... 0x81000001).");
+        if (ba_tpm2_rc_base(rc) == TPM2_RC_HIERARCHY)
+                /* SeaBIOS, for one, turns the owner hierarchy off when a TPM command fails during boot. */
+                return log_fail(BA_EXIT_TPM,
+                                "Creating the storage root key failed: the TPM's owner hierarchy is disabled. "
+                                "Firmware disables it after a TPM error during boot: power the machine off and "
+                                "on again; if it stays disabled, check the TPM settings in the firmware.");
         return log_tpm2_rc(rc, "Creating the storage root key (ECC P-256, CreatePrimary)");
 }
 

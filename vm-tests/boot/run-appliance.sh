@@ -132,6 +132,7 @@ boot_vm() {
 	bash "$here/../lib/run-vm.sh" --kernel "$work/boot/vmlinuz" --initrd "$work/boot/initrd.img" \
 		--disk "$work/vm-$vm.img,serial=ba-root" --tpm-state "$work/tpm-$vm" --mem 1024 --timeout 1500 \
 		--log "$work/console-$vm-$n.log" --outcome "$work/outcome-$vm-$n" --quiet \
+		--stop-on 'reboot: System halted' \
 		--append "$(cat "$work/boot/cmdline.txt")" >/dev/null 2>&1 || rc=$?
 	cp "$work/console-$vm-$n.log" "$logdir/boot-$name-console-$vm-$n.log"
 	return "$rc"
