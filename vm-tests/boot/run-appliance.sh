@@ -131,6 +131,7 @@ boot_vm() {
 	local vm=$1 n=$2 rc=0
 	bash "$here/../lib/run-vm.sh" --kernel "$work/boot/vmlinuz" --initrd "$work/boot/initrd.img" \
 		--disk "$work/vm-$vm.img,serial=ba-root" --tpm-state "$work/tpm-$vm" --mem 1024 --timeout 1500 \
+		--poweroff-grace "$BA_SYSTEMD_POWEROFF_GRACE" \
 		--log "$work/console-$vm-$n.log" --outcome "$work/outcome-$vm-$n" --quiet \
 		--stop-on 'reboot: System halted' \
 		--append "$(cat "$work/boot/cmdline.txt")" >/dev/null 2>&1 || rc=$?

@@ -207,7 +207,7 @@ boot() {
 	tpm_args=(--tpm-state "$tpm")
 	if [ "$ROOT_IMAGE" = sha256-plain ]; then tpm_args=() rootflags=''; fi
 	args=(--kernel "$kernel" --initrd "$work/initrd.img" --disk "$work/root.img,serial=ba-root"
-		"${tpm_args[@]}" --mem "$MEM" --timeout 900
+		"${tpm_args[@]}" --mem "$MEM" --timeout 900 --poweroff-grace "$BA_SYSTEMD_POWEROFF_GRACE"
 		--log "$work/console-$n.log" --outcome "$work/outcome-$n"
 		--append "root=UUID=$uuid ${rootflags}rootfstype=btrfs systemd.firstboot=off ba.report=1")
 	[ "$EXPECT" = pass ] && [ "${2:-}" != fail-closed ] ||

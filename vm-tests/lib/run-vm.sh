@@ -37,6 +37,9 @@ usage: ${0##*/} --kernel PATH --initrd PATH [options]
   --console                   copy the whole console to stdout, not only
                               the marker lines
   --quiet                     print nothing but the final outcome line
+  --poweroff-grace SECONDS    after the verdict, wait this long for the
+                              guest to power off (default 20; a full
+                              systemd shutdown under TCG needs more)
   --stop-on ERE               end the guest as soon as a console line matches
                               ERE (outcome "stopped"): a boot that must fail
                               closed halts without powering off
@@ -51,7 +54,7 @@ EOF
 }
 
 kernel='' initrd='' append='' timeout=300 log=./console.log markers='' outcome_file=''
-tpm_state='' mem=768 cpu=max show=markers stop_on='' console_input=''
+tpm_state='' mem=768 cpu=max show=markers stop_on='' console_input='' poweroff_grace=20
 disks=() extra_qemu_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -69,6 +72,7 @@ while [ $# -gt 0 ]; do
 	--console) show=console; shift ;;
 	--quiet) show=none; shift ;;
 	--stop-on) stop_on=${2:?}; shift 2 ;;
+	--poweroff-grace) poweroff_grace=${2:?}; shift 2 ;;
 	--console-input) console_input=${2:?}; shift 2 ;;
 	--qemu-arg) extra_qemu_args+=("${2:?}"); shift 2 ;;
 	-h|--help) usage ;;
@@ -79,6 +83,7 @@ if [ -z "$kernel" ] || [ -z "$initrd" ]; then usage; fi
 [ -r "$kernel" ] || ba_die "--kernel $kernel: not readable"
 [ -r "$initrd" ] || ba_die "--initrd $initrd: not readable"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || ba_die "--timeout wants whole seconds, got '$timeout'"
+[[ $poweroff_grace =~ ^[1-9][0-9]*$ ]] || ba_die "--poweroff-grace wants whole seconds, got '$poweroff_grace'"
 [[ $mem =~ ^[0-9]+$ ]] || ba_die "--mem wants megabytes, got '$mem'"
 [ -z "$console_input" ] || [ -r "$console_input" ] || ba_die "--console-input $console_input: not readable"
 : "${markers:=${log%.log}.markers}"
@@ -253,7 +258,7 @@ judge() {
 	if [ -n "$stopped_by" ] && [ "$verdicts" = 0 ]; then
 		outcome=stopped reason="the console showed: $stopped_by"
 	elif [ "$timed_out" = 1 ] && [ "$verdicts" -gt 0 ]; then
-		outcome=fail reason="the guest did not power off after its verdict ('$last')"
+		outcome=fail reason="the guest did not power off within $poweroff_grace s of its verdict ('$last', at $verdict_secs s)"
 	elif [ "$timed_out" = 1 ]; then
 		outcome=timeout reason="no verdict within ${timeout} s (guest hung)"
 	elif [ -n "$panic" ]; then
@@ -263,6 +268,8 @@ judge() {
 		outcome=crash reason="qemu exited $qrc: $(tail -n 3 "$log.qemu-stderr" | tr '\n' ' ')"
 	elif [ "$verdicts" = 1 ] && [ "$last" = "BA-VERDICT: PASS" ]; then
 		outcome=pass reason=''
+		# How long the shutdown took, when the loop saw the verdict before it.
+		[ "$verdict_secs" = none ] || reason="verdict at $verdict_secs s"
 	elif [ "$verdicts" = 1 ] && [[ $last == "BA-VERDICT: FAIL"* ]]; then
 		outcome=fail reason=${last#BA-VERDICT: FAIL}
 		reason=${reason# }
@@ -313,15 +320,16 @@ t0=$(ba_now)
 qemu_pid=$!
 timed_out=0
 deadline=$(( $(date +%s) + timeout ))
-verdict_seen=0
+verdict_seen=0 verdict_secs=none
 while kill -0 "$qemu_pid" 2>/dev/null; do
 	show_progress
-	# After the verdict the guest only syncs and powers off: give it a
-	# little time, not the whole timeout, in case power-off fails (the
-	# kernel then halts and QEMU stays up).
+	# After the verdict the guest only syncs and powers off: give it
+	# --poweroff-grace, not the whole timeout, in case power-off fails
+	# (the kernel then halts and QEMU stays up).
 	if [ "$verdict_seen" = 0 ] && tr -d '\r' <"$markers" | grep -q '^BA-VERDICT: '; then
-		verdict_seen=1
-		[ "$deadline" -le $(( $(date +%s) + 20 )) ] || deadline=$(( $(date +%s) + 20 ))
+		verdict_seen=1 verdict_secs=$(ba_elapsed "$t0")
+		now=$(date +%s)
+		[ "$deadline" -le $((now + poweroff_grace)) ] || deadline=$((now + poweroff_grace))
 	fi
 	if [ -n "$stop_on" ] && grep -q -E -e "$stop_on" "$log"; then
 		sleep 1
