@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,61 +10,12 @@
 #include "crypto.h"
 #include "exit-codes.h"
 #include "fileio.h"
+#include "raw-key.h"
 #include "pin-prompt.h"
 #include "log.h"
 #include "passphrase.h"
 #include "recovery.h"
 #include "seal.h"
-
-#define GENERATED_KEY_SIZE 32
-
-static int generate_key(struct ba_secret *key) {
-        size_t got = 0;
-
-        while (got < GENERATED_KEY_SIZE) {
-                ssize_t n = getrandom(key->data + got, GENERATED_KEY_SIZE - got, 0);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        log_error_errno(errno, "Cannot get random bytes (getrandom)");
-                        return BA_EXIT_FAILURE;
-                }
-                got += (size_t) n;
-        }
-        key->len = GENERATED_KEY_SIZE;
-        return 0;
-}
-
-static int read_key_file(const char *path, struct ba_secret *key) {
-        bool is_stdin = strcmp(path, "-") == 0;
-        int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        int r;
-
-        if (fd < 0) {
-                log_error_errno(errno, "Cannot open key file %s", path);
-                return BA_EXIT_FAILURE;
-        }
-        r = ba_read_fd_secret(fd, key);
-        if (!is_stdin)
-                close(fd);
-        if (r == -EFBIG)
-                return log_fail(BA_EXIT_FAILURE, "The key in %s is longer than %d bytes, the most a TPM seals.",
-                                is_stdin ? "stdin" : path, BA_KEY_MAX_SIZE);
-        if (r < 0) {
-                log_error_errno(r, "Cannot read key file %s", path);
-                return BA_EXIT_FAILURE;
-        }
-        if (key->len == 0)
-                return log_fail(BA_EXIT_FAILURE, "The key in %s is empty.", is_stdin ? "stdin" : path);
-        return 0;
-}
-
-static int get_key(const struct ba_args *a, struct ba_secret *key) {
-        if (ba_secret_new(key, BA_KEY_MAX_SIZE) < 0)
-                return log_fail(BA_EXIT_FAILURE, "Out of memory for the key buffer.");
-        return a->generate ? generate_key(key) : read_key_file(a->key_file, key);
-}
 
 /* Refuse before any PIN prompt or TPM work, so nothing is wasted on a doomed enrollment. */
 static int check_outputs(const struct ba_args *a) {
@@ -173,7 +122,7 @@ int ba_cmd_enroll(const struct ba_args *a) {
         kf.created = (uint64_t) time(NULL);
         r = check_outputs(a);
         if (r == 0)
-                r = get_key(a, &key);
+                r = a->generate ? ba_key_generate(&key) : ba_key_read_file(a->key_file, &key);
         if (r == 0)
                 r = bind_device(a, &key, &kf);
         if (r == 0 && a->recovery_passphrase)

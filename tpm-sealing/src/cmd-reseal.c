@@ -20,6 +20,7 @@
 #include "log.h"
 #include "passphrase.h"
 #include "pin-prompt.h"
+#include "raw-key.h"
 #include "seal.h"
 #include "tpm2-pcr.h"
 

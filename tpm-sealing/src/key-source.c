@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,34 +125,4 @@ int ba_key_obtain(const struct ba_args *a, const struct ba_keyfile *kf, bool all
                          kf->description + strlen(BA_DESCRIPTION_PREFIX));
         }
         return r;
-}
-
-int ba_key_read_file(const char *path, struct ba_secret *key) {
-        bool is_stdin = strcmp(path, "-") == 0;
-        int fd, r;
-
-        r = ba_secret_new(key, BA_KEY_MAX_SIZE);
-        if (r < 0)
-                return log_fail(BA_EXIT_FAILURE, "Out of memory for the key buffer.");
-        fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0) {
-                log_error_errno(errno, "Cannot open key file %s", path);
-                ba_secret_free(key);
-                return BA_EXIT_FAILURE;
-        }
-        r = ba_read_fd_secret(fd, key);
-        if (!is_stdin)
-                close(fd);
-        if (r == 0 && key->len == 0)
-                r = -ENODATA;
-        if (r == 0)
-                return 0;
-        ba_secret_free(key);
-        if (r == -EFBIG)
-                return log_fail(BA_EXIT_FAILURE, "The key in %s is longer than %d bytes, the most a TPM seals.",
-                                path, BA_KEY_MAX_SIZE);
-        if (r == -ENODATA)
-                return log_fail(BA_EXIT_FAILURE, "The key in %s is empty.", path);
-        log_error_errno(r, "Cannot read key file %s", path);
-        return BA_EXIT_FAILURE;
 }

@@ -32,6 +32,3 @@ int ba_key_obtain(const struct ba_args *a, const struct ba_keyfile *kf, bool all
 
 /* <config-dir>/NAME.sealed<suffix> for NAME targets, a->key_path<suffix> otherwise; malloc'ed. */
 char *ba_key_path_with(const struct ba_args *a, const char *suffix);
-
-/* Reads a raw key (1..128 bytes) from path ("-": stdin).  Returns an exit code after logging. */
-int ba_key_read_file(const char *path, struct ba_secret *key);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include <openssl/evp.h>
 
@@ -9,20 +8,6 @@
 
 #define AAD_PREFIX "btrfs-auth recovery v1"
 #define KEK_SIZE 32
-
-static int fill_random(uint8_t *p, size_t n) {
-        while (n > 0) {
-                ssize_t got = getrandom(p, n, 0);
-
-                if (got < 0 && errno == EINTR)
-                        continue;
-                if (got < 0)
-                        return -EIO;
-                p += got;
-                n -= (size_t) got;
-        }
-        return 0;
-}
 
 /* The key-encryption key: scrypt(passphrase, salt, N, r, p), 32 bytes, in secret memory. */
 static int derive_kek(const struct ba_recovery_record *rec, const struct ba_secret *pass, struct ba_secret *kek) {
@@ -80,9 +65,9 @@ int ba_recovery_seal(const struct ba_secret *key, const struct ba_secret *passph
         out->r = BA_RECOVERY_R_DEFAULT;
         out->p = BA_RECOVERY_P_DEFAULT;
         out->aead = BA_RECOVERY_AEAD_AES256GCM;
-        r = fill_random(out->salt, sizeof(out->salt));
+        r = ba_random_bytes(out->salt, sizeof(out->salt));
         if (r == 0)
-                r = fill_random(out->nonce, sizeof(out->nonce));
+                r = ba_random_bytes(out->nonce, sizeof(out->nonce));
         if (r == 0)
                 r = derive_kek(out, passphrase, &kek);
         if (r == 0)

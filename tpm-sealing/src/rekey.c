@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include "log.h"
 #include "passphrase.h"
 #include "pin-prompt.h"
+#include "raw-key.h"
 #include "recovery.h"
 #include "rekey.h"
 #include "seal.h"
@@ -47,22 +47,6 @@ static int get_passphrase(struct ba_rekey *k) {
         r = ba_passphrase_unlock(&k->old, k->a->pass_from, k->a->recovery_tries, &check, &k->pass);
         ba_secret_free(&check);
         return r;
-}
-
-static int generate_key(struct ba_secret *key) {
-        if (ba_secret_new(key, 32) < 0)
-                return log_fail(BA_EXIT_FAILURE, "Out of memory for the key buffer.");
-        for (size_t got = 0; got < 32;) {
-                ssize_t n = getrandom(key->data + got, 32 - got, 0);
-
-                if (n < 0 && errno != EINTR) {
-                        log_error_errno(errno, "Cannot get random bytes (getrandom)");
-                        return BA_EXIT_FAILURE;
-                }
-                got += n > 0 ? (size_t) n : 0;
-        }
-        key->len = 32;
-        return 0;
 }
 
 /* The new key file: the current one's binding, this TPM's SRK, a fresh seal and recovery copy. */
@@ -107,7 +91,7 @@ static int write_new_key_copy(struct ba_rekey *k) {
 static int start_pending(struct ba_rekey *k) {
         int r;
 
-        r = k->a->new_key_file ? ba_key_read_file(k->a->new_key_file, &k->new_key) : generate_key(&k->new_key);
+        r = k->a->new_key_file ? ba_key_read_file(k->a->new_key_file, &k->new_key) : ba_key_generate(&k->new_key);
         if (r == 0)
                 r = get_passphrase(k);
         if (r == 0)

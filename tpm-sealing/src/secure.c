@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -50,4 +51,20 @@ void ba_secret_free(struct ba_secret *s) {
         (void) munlock(s->data, s->map_size);
         (void) munmap(s->data, s->map_size);
         memset(s, 0, sizeof(*s));
+}
+
+int ba_random_bytes(void *p, size_t n) {
+        uint8_t *out = p;
+
+        while (n > 0) {
+                ssize_t got = getrandom(out, n, 0);
+
+                if (got < 0 && errno == EINTR)
+                        continue;
+                if (got < 0)
+                        return -errno;
+                out += got;
+                n -= (size_t) got;
+        }
+        return 0;
 }

@@ -20,3 +20,6 @@ struct ba_secret {
 
 int ba_secret_new(struct ba_secret *s, size_t size);
 void ba_secret_free(struct ba_secret *s);
+
+/* Fills p with n bytes from the kernel's CSPRNG (getrandom).  Returns 0 or -errno. */
+int ba_random_bytes(void *p, size_t n);

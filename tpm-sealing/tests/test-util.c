@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Small pure pieces: parsing helpers, policy arithmetic, superblock check, atomic files, PIN hashing. */
+/* Small pure pieces: parsing helpers, policy arithmetic, superblock check, atomic files, PIN hashing, keys. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@
 
 #include "crypto.h"
 #include "fileio.h"
+#include "raw-key.h"
 #include "keyring.h"
 #include "pin.h"
 #include "policy.h"
@@ -214,6 +215,49 @@ static void test_atomic_files(void **state) {
         assert_int_equal(rmdir(dir), 0);
 }
 
+static void write_bytes(const char *path, const void *p, size_t n) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, p, n), (ssize_t) n);
+        close(fd);
+}
+
+static void test_key_read_and_generate(void **state) {
+        char dir[] = "/tmp/ba-test-key-XXXXXX", path[64];
+        uint8_t big[BA_KEY_MAX_SIZE + 1];
+        struct ba_secret a = { 0 }, b = { 0 };
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/k", dir);
+        memset(big, 0x5a, sizeof(big));
+        write_bytes(path, big, BA_KEY_MAX_SIZE);
+        assert_int_equal(ba_key_read_file(path, &a), 0);
+        assert_int_equal(a.len, BA_KEY_MAX_SIZE);
+        assert_memory_equal(a.data, big, BA_KEY_MAX_SIZE);
+        ba_secret_free(&a);
+        /* Too long, empty or missing: refused, and nothing is left allocated. */
+        write_bytes(path, big, sizeof(big));
+        assert_int_not_equal(ba_key_read_file(path, &a), 0);
+        assert_null(a.data);
+        write_bytes(path, big, 0);
+        assert_int_not_equal(ba_key_read_file(path, &a), 0);
+        assert_null(a.data);
+        assert_int_equal(unlink(path), 0);
+        assert_int_not_equal(ba_key_read_file(path, &a), 0);
+        assert_null(a.data);
+        assert_int_equal(rmdir(dir), 0);
+        /* Two generated keys: full size, and not the same. */
+        assert_int_equal(ba_key_generate(&a), 0);
+        assert_int_equal(ba_key_generate(&b), 0);
+        assert_int_equal(a.len, BA_GENERATED_KEY_SIZE);
+        assert_int_equal(b.len, BA_GENERATED_KEY_SIZE);
+        assert_memory_not_equal(a.data, b.data, BA_GENERATED_KEY_SIZE);
+        ba_secret_free(&a);
+        ba_secret_free(&b);
+}
+
 static void test_pin_auth(void **state) {
         struct ba_secret pin;
         TPM2B_AUTH auth;
@@ -250,6 +294,7 @@ int main(void) {
                 cmocka_unit_test(test_superblock_read),
                 cmocka_unit_test(test_atomic_files),
                 cmocka_unit_test(test_pin_auth),
+                cmocka_unit_test(test_key_read_and_generate),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
