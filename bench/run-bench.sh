@@ -338,7 +338,7 @@ start_swtpm() {
 	local port i
 	mkdir -p "$work/swtpm"
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		port=$(shuf -i 20000-60000 -n 1)
+		port=$(ba_free_port_pair)
 		swtpm socket --tpm2 --server "type=tcp,port=$port,bindaddr=127.0.0.1" \
 			--ctrl "type=tcp,port=$((port + 1)),bindaddr=127.0.0.1" \
 			--tpmstate "dir=$work/swtpm" --flags not-need-init,startup-clear \

@@ -19,6 +19,25 @@ ba_locked() {
 	) 9>"$BA_CACHE/locks/$name.lock"
 }
 
+# A port P on 127.0.0.1 such that P and P+1 have no listener, for an
+# swtpm (server on P, control on P+1).  Taken below the kernel's ephemeral
+# range, where the tests' own client connections never sit, so only
+# another listener can take it; callers still retry if swtpm cannot bind.
+ba_free_port_pair() {
+	local low=32768 p _
+	read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+	[ "$low" -gt 12002 ] || low=61000
+	for _ in $(seq 100); do
+		p=$(shuf -i 10000-$((low - 2)) -n 1)
+		if ! (: </dev/tcp/127.0.0.1/"$p") 2>/dev/null &&
+			! (: </dev/tcp/127.0.0.1/"$((p + 1))") 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	ba_die "no free pair of loopback ports below $low"
+}
+
 # Hash of the named files' contents (and names), for cache keys.
 ba_hash_files() {
 	local f
@@ -72,7 +91,7 @@ ba_derive_debsrc() {
 ba_apt_source() {
 	local pkg=$1 dest=$2 aptdir
 	aptdir="$BA_CACHE/apt-src"
-	rm -rf "$aptdir/etc"
+	rm -rf "${aptdir:?}/etc"
 	mkdir -p "$aptdir/etc" "$aptdir/lists/partial" "$dest"
 	ba_derive_debsrc "$aptdir/etc"
 	local -a opts=(-o "Dir::Etc::SourceParts=$aptdir/etc"

@@ -11,6 +11,8 @@ set -euo pipefail
 
 CASE=${1:?usage: tpm-test.sh CASE}
 : "${BA_TOOL:?}" "${BA_TOOL_NOENC:?}" "${BA_HELPER:?}" "${BA_SRC_ROOT:?}"
+# shellcheck source=../../tools/lib.sh
+source "$BA_SRC_ROOT/tools/lib.sh" # ba_free_port_pair
 
 # Every case runs in a session keyring of its own, so keys never leak
 # between tests or into the caller's keyrings.
@@ -55,7 +57,7 @@ start_swtpm() {
 	local try port i
 	mkdir -p "$WORK/tpm"
 	for try in $(seq 1 20); do
-		port=$(shuf -i 20000-60000 -n 1)
+		port=$(ba_free_port_pair)
 		swtpm socket --tpm2 \
 			--server "type=tcp,port=$port,bindaddr=127.0.0.1" \
 			--ctrl "type=tcp,port=$((port + 1)),bindaddr=127.0.0.1" \
@@ -562,7 +564,7 @@ case_no_tpm() {
 	err_has "is invalid"
 
 	step "a TCTI that cannot connect: exit 3; TPM2TOOLS_TCTI is honoured"
-	port=$(shuf -i 20000-60000 -n 1)
+	port=$(ba_free_port_pair)
 	TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$port" expect 3 load --keyring @s --tpm-wait 0 "$WORK/k.sealed"
 	err_has "Cannot open the TPM through TCTI \"swtpm:host=127.0.0.1,port=$port\""
 	expect 3 status "$WORK/k.sealed" --tcti "swtpm:host=127.0.0.1,port=$port"
@@ -578,8 +580,12 @@ case_no_tpm() {
 			--flags not-need-init,startup-clear --log "file=$WORK/swtpm-late.log"
 	) &
 	late=$!
-	TPM2TOOLS_TCTI="device:$WORK/tpmrm0" expect 0 load --keyring @s --tcti "swtpm:host=127.0.0.1,port=$port" \
+	TPM2TOOLS_TCTI="device:$WORK/tpmrm0" run load --keyring @s --tcti "swtpm:host=127.0.0.1,port=$port" \
 		--tpm-wait 20 "$WORK/k.sealed"
+	if [ "$RC" != 0 ] && ! kill -0 "$late" 2>/dev/null; then
+		fail "the late swtpm on port $port exited: $(tail -n 2 "$WORK/swtpm-late.log" 2>/dev/null)"
+	fi
+	[ "$RC" = 0 ] || fail "load exited $RC, expected 0, with the TPM appearing late: $(tail -n 2 "$WORK/err")"
 	kill "$late" 2>/dev/null || true
 	wait "$late" 2>/dev/null || true
 	have_key btrfs:k || fail "key not loaded once the TPM appeared"

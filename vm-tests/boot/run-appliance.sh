@@ -205,7 +205,7 @@ check_cross_tpm() {
 	done
 	cp -a "$work/tpm-b" "$work/tpm-b-copy"
 	rm -f "$work/tpm-b-copy/swtpm.sock" "$work/tpm-b-copy/swtpm.pid"
-	port=$(shuf -i 20000-60000 -n 1)
+	port=$(ba_free_port_pair)
 	swtpm socket --tpm2 --server "type=tcp,port=$port,bindaddr=127.0.0.1" \
 		--ctrl "type=tcp,port=$((port + 1)),bindaddr=127.0.0.1" --tpmstate "dir=$work/tpm-b-copy" \
 		--flags not-need-init,startup-clear --log "file=$work/swtpm-host.log" &
