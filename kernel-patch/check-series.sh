@@ -40,12 +40,14 @@ check_applies() {
 	return "$bad"
 }
 
+# checkpatch of patch $2 from tree $1; its exit status only says "found something".
+checkpatch() { (cd "$1" && perl scripts/checkpatch.pl --strict --color=never "$here/$2"); }
+
 check_checkpatch() {
-	local tree p summary errors warnings bad=0
+	local tree p summary errors warnings verdict bad=0
 	tree=$(ba_kernel_pristine)
 	while read -r p; do
-		summary=$( (cd "$tree" && perl scripts/checkpatch.pl --strict --color=never \
-			"$here/$p" || true) | tail -n 40)
+		summary=$( (checkpatch "$tree" "$p" || true) | tail -n 40)
 		if ! grep -q 'total:' <<<"$summary"; then
 			printf 'FAIL %s: checkpatch did not run:\n%s\n' "$p" "$summary"
 			bad=1
@@ -53,12 +55,12 @@ check_checkpatch() {
 		fi
 		errors=$(sed -n 's/.*total: \([0-9]*\) errors.*/\1/p' <<<"$summary")
 		warnings=$(sed -n 's/.*total: [0-9]* errors, \([0-9]*\) warnings.*/\1/p' <<<"$summary")
+		verdict='ok  '
 		if [ "$errors" != 0 ] || [ "$warnings" != 0 ]; then
-			(cd "$tree" && perl scripts/checkpatch.pl --strict --color=never "$here/$p" || true)
-			bad=1
+			checkpatch "$tree" "$p" || true
+			verdict=FAIL bad=1
 		fi
-		printf '%s %s: %s\n' "$([ "$errors$warnings" = 00 ] && echo 'ok  ' || echo FAIL)" \
-			"$p" "$(grep -o 'total:.*' <<<"$summary")"
+		printf '%s %s: %s\n' "$verdict" "$p" "$(grep -o 'total:.*' <<<"$summary")"
 	done < <(patches)
 	return "$bad"
 }
@@ -83,9 +85,9 @@ build_each() {
 }
 
 check_build_each() {
-	local stamp
-	stamp="$BA_CACHE/kernel/$KDEBVER/build-each-$(ba_hash_files "$here/series" \
-		"$here/versions.sh" $(patches | sed "s|^|$here/|")).ok"
+	local stamp files
+	mapfile -t files < <(patches | sed "s|^|$here/|")
+	stamp="$BA_CACHE/kernel/$KDEBVER/build-each-$(ba_hash_files "$here/series" "$here/versions.sh" "${files[@]}").ok"
 	if [ -e "$stamp" ]; then
 		cat "$stamp"
 		echo "(cached result for this series)"

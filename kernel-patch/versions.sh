@@ -33,6 +33,7 @@ ba_kernel_resolve() {
 	KHEADERS=/usr/src/linux-headers-$KABI
 	KVMLINUZ=/boot/vmlinuz-$KABI
 	KSRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
+	# shellcheck disable=SC2034 # for build-module.sh
 	KSTOCK_MODDIR=/lib/modules/$KABI
 	local f
 	for f in "$KHEADERS/Makefile" "$KVMLINUZ" "$KSRC_TARBALL"; do

@@ -6,8 +6,9 @@ source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || ba_die "run as root: apt-get needs it, and so do the VM tests"
 . /etc/os-release
-[ "${ID:-}" = debian ] && [ "${VERSION_ID:-}" = 12 ] ||
+if [ "${ID:-}" != debian ] || [ "${VERSION_ID:-}" != 12 ]; then
 	ba_log "warning: written for Debian 12, this is ${PRETTY_NAME:-unknown}"
+fi
 
 mapfile -t pkgs < <(cat "$BA_TOP"/tools/apt-packages "$BA_TOP"/*/apt-packages 2>/dev/null |
 	sed 's/#.*//' | tr -s ' \t' '\n' | grep -v '^$' | sort -u)

@@ -6,7 +6,7 @@
 # filesystems: each one checks what the others made.  libkcapi cannot be
 # tested here (AF_ALG does not work), its hmac-sha256 refuses to run.
 source "$(dirname "$0")/lib.sh"
-t_init
+t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
 
 # $1: bin dir, $2: provider, $3..: names of the HMAC test runs to expect.
 kat() {

@@ -4,7 +4,7 @@
 # binary keys; every refusal (no key, wrong key, empty key, key without a
 # keyed checksum); and the MACs on disk recomputed independently by Python.
 source "$(dirname "$0")/lib.sh"
-t_init
+t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
 
 ORACLE=$PP_DIR/tests/oracle.py
 mkfs() { "$BIN/mkfs.btrfs" -q -f "$@"; }
@@ -73,6 +73,7 @@ t_expect_refusal "mkfs with a key but crc32c" 'does not use one' \
 	mkfs --auth-key-file "$T/k1.key" "$T/r.img"
 t_expect_refusal "mkfs with an empty key file" 'empty' \
 	mkfs --csum hmac-sha256 --auth-key-file "$T/empty.key" "$T/r.img"
+# shellcheck disable=SC2016 # expanded by the inner sh
 t_expect_refusal "mkfs with an empty key on stdin" 'empty' \
 	sh -c '"$1" -q -f --csum hmac-sha256 --auth-key-file - "$2" </dev/null' sh "$BIN/mkfs.btrfs" "$T/r.img"
 t_expect_refusal "mkfs with an empty --auth-key" 'empty' \
@@ -83,9 +84,11 @@ t_expect_refusal "a missing key file" 'cannot open key file' \
 	"$BIN/btrfs" check --auth-key-file "$T/nonexistent.key" "$T/a.img"
 
 # --- stdin key and the kernel's spelling of the type ---
+# shellcheck disable=SC2016 # expanded by the inner sh
 t_expect_ok "mkfs with the key on stdin, --csum 'hmac(sha256)'" \
 	sh -c '"$1" -q -f --csum "hmac(sha256)" --auth-key-file - "$2" <"$3"' sh \
 	"$BIN/mkfs.btrfs" "$T/a.img" "$T/k1.key"
+# shellcheck disable=SC2016 # expanded by the inner sh
 t_expect_ok "check with the key on stdin" \
 	sh -c '"$1" check --auth-key-file - "$2" <"$3"' sh "$BIN/btrfs" "$T/a.img" "$T/k1.key"
 t_expect_ok "python: superblock of the stdin-key filesystem" python3 "$ORACLE" super "$T/k1.key" "$T/a.img"

@@ -3,7 +3,7 @@
 # one flipped byte in either copy of a tree block, a filesystem rewritten
 # with plain sha256 checksums, a modified superblock.
 source "$(dirname "$0")/lib.sh"
-t_init
+t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
 
 t_key "$T/k.key"
 mkdir -p "$T/root"

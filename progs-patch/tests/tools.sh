@@ -4,7 +4,7 @@
 # crashing; with the key it works where it works for other filesystems, and
 # what it writes still verifies.
 source "$(dirname "$0")/lib.sh"
-t_init
+t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
 
 t_key "$T/k.key"
 K=(--auth-key-file "$T/k.key")
@@ -37,7 +37,7 @@ t_expect_no_crash() {
 t_expect_refusal "restore without key" "$NOKEY" "$BIN/btrfs" restore "$T/a.img" "$T/r1"
 mkdir "$T/r2"
 t_expect_ok "restore with key" "$BIN/btrfs" restore "${K[@]}" "$T/a.img" "$T/r2"
-diff -r "$T/root" "$T/r2" >/dev/null && t_ok "restored files identical" || t_fail "restored files differ"
+if diff -r "$T/root" "$T/r2" >/dev/null; then t_ok "restored files identical"; else t_fail "restored files differ"; fi
 
 for sub in dump-tree tree-stats; do
 	t_expect_refusal "inspect-internal $sub without key" "$NOKEY" "$BIN/btrfs" inspect-internal "$sub" "$T/a.img"
@@ -46,8 +46,11 @@ done
 t_expect_ok "inspect-internal dump-super without key" "$BIN/btrfs" inspect-internal dump-super -a "$T/a.img"
 t_expect_output "dump-super -a: not verified without key" 'NOT VERIFIED'
 t_expect_ok "inspect-internal dump-super -a with key" "$BIN/btrfs" inspect-internal dump-super -a "${K[@]}" "$T/a.img"
-[ "$(grep -c '\[match\]' "$T/out")" -ge 4 ] && t_ok "dump-super -a: all copies match (and magic)" ||
+if [ "$(grep -c '\[match\]' "$T/out")" -ge 4 ]; then
+	t_ok "dump-super -a: all copies match (and magic)"
+else
 	t_fail "dump-super -a with key: not every copy matches"
+fi
 # logical-resolve and min-dev-size work on mounted filesystems only.
 t_expect_no_crash "inspect-internal logical-resolve on an image" \
 	"$BIN/btrfs" inspect-internal logical-resolve 30588928 "$T/a.img"
@@ -116,15 +119,21 @@ if command -v mkfs.ext4 >/dev/null && command -v debugfs >/dev/null; then
 		"$BIN/btrfs-convert" --csum hmac-sha256 "$T/e.img"
 	t_expect_refusal "btrfs-convert hmac-sha256 --no-datasum" 'unauthenticated' \
 		"$BIN/btrfs-convert" --csum hmac-sha256 --no-datasum "${K[@]}" "$T/e.img"
-	cmp -s "$T/e.img" "$T/e0.img" && t_ok "refused conversions left ext4 untouched" ||
+	if cmp -s "$T/e.img" "$T/e0.img"; then
+		t_ok "refused conversions left ext4 untouched"
+	else
 		t_fail "a refused conversion changed the ext4 image"
+	fi
 	t_expect_ok "btrfs-convert to hmac-sha256 with key" "$BIN/btrfs-convert" --csum hmac-sha256 "${K[@]}" "$T/e.img"
 	t_expect_ok "converted: checks with the key" "$BIN/btrfs" check --check-data-csum "${K[@]}" "$T/e.img"
 	t_expect_refusal "btrfs-convert -r without key" "$NOKEY" "$BIN/btrfs-convert" -r "$T/e.img"
 	t_expect_ok "btrfs-convert -r with key" "$BIN/btrfs-convert" -r "${K[@]}" "$T/e.img"
 	t_expect_ok "rolled back: e2fsck clean" e2fsck -fn "$T/e.img"
-	debugfs -R "cat text" "$T/e.img" 2>/dev/null | cmp -s - "$T/root/text" &&
-		t_ok "rolled back: file intact" || t_fail "rolled back: file differs"
+	if debugfs -R "cat text" "$T/e.img" 2>/dev/null | cmp -s - "$T/root/text"; then
+		t_ok "rolled back: file intact"
+	else
+		t_fail "rolled back: file differs"
+	fi
 else
 	t_fail "mkfs.ext4/debugfs missing (e2fsprogs): cannot test btrfs-convert"
 fi

@@ -3,7 +3,7 @@
 # in btrfstune, see tune/csum-failpoint.c) and at timed moments, rerun the same
 # command: it must complete, check clean, and every file must be intact.
 source "$(dirname "$0")/lib.sh"
-t_init
+t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
 
 t_key "$T/k1.key"
 t_key "$T/k2.key"
