@@ -302,6 +302,11 @@ if [ -n "$tpm_state" ]; then
 	[ "$(head -c 4 "$kernel" | od -An -tx1 | tr -d ' ')" != 7f454c46 ] ||
 		ba_die "--tpm-state needs a bzImage kernel (/boot/vmlinuz-*), not the PVH ELF $kernel"
 	start_swtpm
+	# A hardware RNG better than the TPM's, for the kernel's hwrng thread:
+	# with the TPM as its only source it sends a GetRandom every 60 s, and
+	# under TCG some of those stalled the guest 30-40 s ("tpm tpm0:
+	# Operation Timed out"), long enough to time out systemd units.
+	qemu_args+=(-device virtio-rng-pci)
 fi
 mkdir -p "$(dirname "$log")" "$(dirname "$markers")"
 : >"$log"
