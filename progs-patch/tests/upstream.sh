@@ -35,7 +35,7 @@ for b in "$BIN"/*; do
 	ln -s "$(readlink -f "$b")" "$W/${b##*/}"
 done
 ln -s "$src/Documentation" "$W/Documentation"
-mkdir "$T/shim"
+mkdir "$T/shim" "$T/tmp"
 for c in mount umount losetup dmsetup modprobe insmod rmmod swapon mkswap partprobe udevadm; do
 	printf '#!/bin/sh\necho "upstream tests: %s is disabled on this host" >&2\nexit 1\n' "$c" >"$T/shim/$c"
 	chmod +x "$T/shim/$c"
@@ -55,7 +55,8 @@ for suite in $suites; do
 		fi
 		start=$SECONDS
 		set +e
-		(cd "$W" && PATH=$T/shim:$PATH TOP=$W TEST=$name timeout 600 "./$suite-tests.sh") >"$T/log" 2>&1
+		# TMPDIR: some tests leave their mktemp directories behind; keep them in $T.
+		(cd "$W" && PATH=$T/shim:$PATH TMPDIR=$T/tmp TOP=$W TEST=$name timeout 600 "./$suite-tests.sh") >"$T/log" 2>&1
 		rc=$?
 		set -e
 		secs=$((SECONDS - start))
