@@ -103,14 +103,11 @@ printf '# part\ttest\tvariant\tround\tseconds\tamount\tunit\n' >"$results"
 # Keys: throwaway test keys, never kept.
 keys=$work/keys
 (umask 077 && mkdir -p "$keys")
-swtpm_pid='' progs_tmp=''
+progs_tmp=''
 cleanup() {
 	rm -rf "$keys" "$work/kernel-io/to-guest/key" "$work/kernel-io/initrd.img"
 	[ -z "$progs_tmp" ] || rm -rf "$progs_tmp"
-	if [ -n "$swtpm_pid" ]; then
-		kill "$swtpm_pid" 2>/dev/null || true
-		wait "$swtpm_pid" 2>/dev/null || true
-	fi
+	ba_swtpm_tcp_stop
 	if [ "$keep" = 1 ]; then echo "bench: kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -335,28 +332,8 @@ part_progs() {
 # --- TPM: btrfs-auth load -------------------------------------------------
 
 start_swtpm() {
-	local port i
-	mkdir -p "$work/swtpm"
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		port=$(ba_free_port_pair)
-		swtpm socket --tpm2 --server "type=tcp,port=$port,bindaddr=127.0.0.1" \
-			--ctrl "type=tcp,port=$((port + 1)),bindaddr=127.0.0.1" \
-			--tpmstate "dir=$work/swtpm" --flags not-need-init,startup-clear \
-			--log "file=$work/swtpm/swtpm.log" &
-		swtpm_pid=$!
-		for i in $(seq 50); do
-			kill -0 "$swtpm_pid" 2>/dev/null || break
-			if tpm2_getcap -T "swtpm:host=127.0.0.1,port=$port" properties-fixed >/dev/null 2>&1; then
-				host_tcti="swtpm:host=127.0.0.1,port=$port"
-				return 0
-			fi
-			sleep 0.1
-		done
-		kill "$swtpm_pid" 2>/dev/null || true
-		wait "$swtpm_pid" 2>/dev/null || true
-		swtpm_pid=''
-	done
-	ba_die "swtpm did not start"
+	ba_swtpm_tcp_start "$work/swtpm" "$work/swtpm/swtpm.log" || ba_die "swtpm did not start"
+	host_tcti=$BA_SWTPM_TCTI
 }
 
 # The host side, in a session keyring of its own (keyctl session), so the
@@ -396,9 +373,7 @@ part_tpm() {
 	start_swtpm
 	host_loads "$t_loads" >"$d/host-loads.txt" 2>"$out/logs/tpm-host.log" ||
 		ba_die "btrfs-auth against swtpm on the host failed: $(tail -n 3 "$out/logs/tpm-host.log")"
-	kill "$swtpm_pid" 2>/dev/null || true
-	wait "$swtpm_pid" 2>/dev/null || true
-	swtpm_pid=''
+	ba_swtpm_tcp_stop
 	while read -r r rest; do
 		record tpm load host "$r" "$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' <<<"$rest")" 0 s
 	done <"$d/host-loads.txt"

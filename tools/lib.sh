@@ -38,6 +38,41 @@ ba_free_port_pair() {
 	ba_die "no free pair of loopback ports below $low"
 }
 
+# Starts swtpm on a free pair of loopback ports, state in DIR, log in LOG,
+# and waits until it answers.  Sets BA_SWTPM_PID and BA_SWTPM_TCTI (for
+# tpm2-tools and btrfs-auth --tcti); returns 1 when it never came up.  A
+# port taken between the check and swtpm's bind costs one more try.
+ba_swtpm_tcp_start() {
+	local dir=$1 log=$2 port try
+	mkdir -p "$dir"
+	for try in $(seq 20); do
+		port=$(ba_free_port_pair)
+		swtpm socket --tpm2 --server "type=tcp,port=$port,bindaddr=127.0.0.1" \
+			--ctrl "type=tcp,port=$((port + 1)),bindaddr=127.0.0.1" \
+			--tpmstate "dir=$dir" --flags not-need-init,startup-clear --log "file=$log" &
+		BA_SWTPM_PID=$!
+		for _ in $(seq 50); do
+			kill -0 "$BA_SWTPM_PID" 2>/dev/null || break # port taken: try another
+			if tpm2_getcap -T "swtpm:host=127.0.0.1,port=$port" properties-fixed >/dev/null 2>&1; then
+				# shellcheck disable=SC2034 # for the caller
+				BA_SWTPM_TCTI="swtpm:host=127.0.0.1,port=$port"
+				return 0
+			fi
+			sleep 0.1
+		done
+		ba_swtpm_tcp_stop
+		ba_log "swtpm on port $port did not come up (try $try)"
+	done
+	return 1
+}
+
+ba_swtpm_tcp_stop() {
+	[ -n "${BA_SWTPM_PID:-}" ] || return 0
+	kill "$BA_SWTPM_PID" 2>/dev/null || true
+	wait "$BA_SWTPM_PID" 2>/dev/null || true
+	BA_SWTPM_PID=
+}
+
 # Hash of the named files' contents (and names), for cache keys.
 ba_hash_files() {
 	local f

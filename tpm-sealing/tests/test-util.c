@@ -215,14 +215,6 @@ static void test_atomic_files(void **state) {
         assert_int_equal(rmdir(dir), 0);
 }
 
-static void write_bytes(const char *path, const void *p, size_t n) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, p, n), (ssize_t) n);
-        close(fd);
-}
-
 static void test_key_read_and_generate(void **state) {
         char dir[] = "/tmp/ba-test-key-XXXXXX", path[64];
         uint8_t big[BA_KEY_MAX_SIZE + 1];
@@ -232,16 +224,16 @@ static void test_key_read_and_generate(void **state) {
         assert_non_null(mkdtemp(dir));
         snprintf(path, sizeof(path), "%s/k", dir);
         memset(big, 0x5a, sizeof(big));
-        write_bytes(path, big, BA_KEY_MAX_SIZE);
+        assert_int_equal(ba_write_file_atomic(path, big, BA_KEY_MAX_SIZE, true), 0);
         assert_int_equal(ba_key_read_file(path, &a), 0);
         assert_int_equal(a.len, BA_KEY_MAX_SIZE);
         assert_memory_equal(a.data, big, BA_KEY_MAX_SIZE);
         ba_secret_free(&a);
         /* Too long, empty or missing: refused, and nothing is left allocated. */
-        write_bytes(path, big, sizeof(big));
+        assert_int_equal(ba_write_file_atomic(path, big, sizeof(big), true), 0);
         assert_int_not_equal(ba_key_read_file(path, &a), 0);
         assert_null(a.data);
-        write_bytes(path, big, 0);
+        assert_int_equal(ba_write_file_atomic(path, big, 0, true), 0);
         assert_int_not_equal(ba_key_read_file(path, &a), 0);
         assert_null(a.data);
         assert_int_equal(unlink(path), 0);

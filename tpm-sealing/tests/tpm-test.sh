@@ -12,7 +12,7 @@ set -euo pipefail
 CASE=${1:?usage: tpm-test.sh CASE}
 : "${BA_TOOL:?}" "${BA_TOOL_NOENC:?}" "${BA_HELPER:?}" "${BA_SRC_ROOT:?}"
 # shellcheck source=../../tools/lib.sh
-source "$BA_SRC_ROOT/tools/lib.sh" # ba_free_port_pair
+source "$BA_SRC_ROOT/tools/lib.sh" # ba_swtpm_tcp_start, ba_free_port_pair
 
 # Every case runs in a session keyring of its own, so keys never leak
 # between tests or into the caller's keyrings.
@@ -22,7 +22,6 @@ if [ -z "${BA_IN_SESSION:-}" ]; then
 fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ba-tpm-$CASE.XXXXXX")
-SWTPM_PID=
 TCTI=
 USER_KEYS=()
 cleanup() {
@@ -51,40 +50,15 @@ fi
 
 # ---- swtpm ------------------------------------------------------------------
 
-# Starts swtpm on a free pair of loopback ports (state in $WORK/tpm, kept
-# across restarts: a restart is a reboot, PCRs reset, seeds stay).
+# swtpm with its state in $WORK/tpm, kept across restarts: a restart is
+# a reboot, PCRs reset, seeds stay.
 start_swtpm() {
-	local try port i
-	mkdir -p "$WORK/tpm"
-	for try in $(seq 1 20); do
-		port=$(ba_free_port_pair)
-		swtpm socket --tpm2 \
-			--server "type=tcp,port=$port,bindaddr=127.0.0.1" \
-			--ctrl "type=tcp,port=$((port + 1)),bindaddr=127.0.0.1" \
-			--tpmstate "dir=$WORK/tpm" --flags not-need-init,startup-clear \
-			--log "file=$WORK/swtpm.log" &
-		SWTPM_PID=$!
-		for i in $(seq 1 50); do
-			kill -0 "$SWTPM_PID" 2>/dev/null || break # port taken: try another
-			if tpm2_getcap -T "swtpm:host=127.0.0.1,port=$port" properties-fixed >/dev/null 2>&1; then
-				TCTI="swtpm:host=127.0.0.1,port=$port"
-				export TPM2TOOLS_TCTI=$TCTI
-				return 0
-			fi
-			sleep 0.1
-		done
-		stop_swtpm
-		echo "swtpm on port $port did not come up (try $try)" >&2
-	done
-	fail "cannot start swtpm"
+	ba_swtpm_tcp_start "$WORK/tpm" "$WORK/swtpm.log" || fail "cannot start swtpm"
+	TCTI=$BA_SWTPM_TCTI
+	export TPM2TOOLS_TCTI=$TCTI
 }
 
-stop_swtpm() {
-	[ -n "$SWTPM_PID" ] || return 0
-	kill "$SWTPM_PID" 2>/dev/null || true
-	wait "$SWTPM_PID" 2>/dev/null || true
-	SWTPM_PID=
-}
+stop_swtpm() { ba_swtpm_tcp_stop; }
 
 # ---- running btrfs-auth -----------------------------------------------------
 

@@ -38,9 +38,9 @@ logdir=${BA_BUILD_ROOT:+$BA_BUILD_ROOT/meson-logs/vm-tests}
 : "${logdir:=$work/..}"
 rm -rf "$work"
 mkdir -p "$work" "$logdir"
-passed=0 swtpm_pid=''
+passed=0
 cleanup() {
-	[ -z "$swtpm_pid" ] || { kill "$swtpm_pid" 2>/dev/null || true; wait "$swtpm_pid" 2>/dev/null || true; }
+	ba_swtpm_tcp_stop
 	if [ "$passed" = 1 ] && [ "$keep" = 0 ]; then
 		rm -rf "$work"
 	else
@@ -195,7 +195,7 @@ check_keys() {
 
 # Machine A's key file against machine B's TPM, on the host (swtpm on a copy of B's state).
 check_cross_tpm() {
-	local vm port rc
+	local vm rc
 	for vm in a b; do
 		mcopy -n -i "$work/vm-$vm.img@@1M" ::/btrfs-auth/root.sealed "$work/$vm.sealed" ||
 			ba_die "machine $vm's ESP has no btrfs-auth/root.sealed"
@@ -205,20 +205,15 @@ check_cross_tpm() {
 	done
 	cp -a "$work/tpm-b" "$work/tpm-b-copy"
 	rm -f "$work/tpm-b-copy/swtpm.sock" "$work/tpm-b-copy/swtpm.pid"
-	port=$(ba_free_port_pair)
-	swtpm socket --tpm2 --server "type=tcp,port=$port,bindaddr=127.0.0.1" \
-		--ctrl "type=tcp,port=$((port + 1)),bindaddr=127.0.0.1" --tpmstate "dir=$work/tpm-b-copy" \
-		--flags not-need-init,startup-clear --log "file=$work/swtpm-host.log" &
-	swtpm_pid=$!
-	sleep 1
+	ba_swtpm_tcp_start "$work/tpm-b-copy" "$work/swtpm-host.log" || ba_die "swtpm on a copy of b's TPM state did not start"
 	rc=0
-	"$BUILD_DIR/tpm-sealing/btrfs-auth" status --tcti "swtpm:host=127.0.0.1,port=$port" --tpm-wait 10 \
+	"$BUILD_DIR/tpm-sealing/btrfs-auth" status --tcti "$BA_SWTPM_TCTI" --tpm-wait 10 \
 		"$work/a.sealed" >"$work/cross-a.log" 2>&1 || rc=$?
 	if [ "$rc" != 10 ] || ! grep -q 'lacks the storage root key' "$work/cross-a.log"; then
 		ba_die "machine a's key file on machine b's TPM: status $rc, not 10 (no storage root key): $(tail -n 3 "$work/cross-a.log")"
 	fi
 	rc=0
-	"$BUILD_DIR/tpm-sealing/btrfs-auth" status --tcti "swtpm:host=127.0.0.1,port=$port" --tpm-wait 10 \
+	"$BUILD_DIR/tpm-sealing/btrfs-auth" status --tcti "$BA_SWTPM_TCTI" --tpm-wait 10 \
 		"$work/b.sealed" >"$work/cross-b.log" 2>&1 || rc=$?
 	[ "$rc" != 10 ] || ba_die "machine b's own key file is refused by its TPM's storage root key: $(tail -n 3 "$work/cross-b.log")"
 	step "a's key file does not unseal on b's TPM (no storage root key named so); b's passes that check (status $rc)"

@@ -77,8 +77,8 @@ ba_now() { date +%s.%N | cut -c1-13; }
 ba_elapsed() { awk -v a="$1" -v b="$(ba_now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # How long a Debian root booted with systemd may take from its verdict to
-# power-off.  An orderly shutdown takes a few seconds alone, but CI saw one
-# TCG guest sharing two cores with another miss 20 s; systemd's own stop
+# power-off.  An orderly shutdown takes 2-5 s, but a TCG guest can stand
+# still for tens of seconds (CI once missed 20 s); systemd's own stop
 # timeout (90 s) bounds a stuck unit, so this only catches a hung shutdown.
 # shellcheck disable=SC2034 # for the boot scripts sourcing this
 BA_SYSTEMD_POWEROFF_GRACE=120

@@ -325,14 +325,14 @@ t0=$(ba_now)
 qemu_pid=$!
 timed_out=0
 deadline=$(( $(date +%s) + timeout ))
-verdict_seen=0 verdict_secs=none
+verdict_secs=none
 while kill -0 "$qemu_pid" 2>/dev/null; do
 	show_progress
 	# After the verdict the guest only syncs and powers off: give it
 	# --poweroff-grace, not the whole timeout, in case power-off fails
 	# (the kernel then halts and QEMU stays up).
-	if [ "$verdict_seen" = 0 ] && tr -d '\r' <"$markers" | grep -q '^BA-VERDICT: '; then
-		verdict_seen=1 verdict_secs=$(ba_elapsed "$t0")
+	if [ "$verdict_secs" = none ] && tr -d '\r' <"$markers" | grep -q '^BA-VERDICT: '; then
+		verdict_secs=$(ba_elapsed "$t0")
 		now=$(date +%s)
 		[ "$deadline" -le $((now + poweroff_grace)) ] || deadline=$((now + poweroff_grace))
 	fi
