@@ -23,7 +23,7 @@ host_prepare() {
 		vm_guest_binary "$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')"
 	done
 	vm_guest_env LOADS "${BA_BENCH_LOADS:-5}"
-	vm_guest_env ENROLL_ARGS "${BA_BENCH_ENROLL_ARGS:---pcrs=0,2,4,7 --lock-pcr=15}"
+	vm_guest_env ENROLL_ARGS "${BA_BENCH_ENROLL_ARGS:---pcrs=0,2,4,7 --lock-pcr=15 --allow-unmeasured-initramfs}"
 }
 
 guest_enroll() {

@@ -97,6 +97,8 @@ has '-rw-------' 'etc/btrfs-auth/test\.sealed' "the sealed key, still 0600"
 has '-rw-r--r--' 'etc/btrfs-auth/btrfs-auth\.conf' "btrfs-auth.conf"
 has '\S+' "$L/x86_64-linux-gnu/libtss2-tcti-device\\.so\\.0" "the device TCTI"
 has '\S+' '(usr/)?bin/systemd-ask-password' "systemd-ask-password, for PINs"
+has '\S+' '(usr/)?sbin/halt' "halt, which dracut's emergency handler runs to fail closed"
+has '\S+' "$L/systemd/system/systemd-pcrphase-initrd\\.service" "systemd-pcrphase-initrd: PCR 11's boot phases"
 if lsinitrd -f etc/cmdline.d/00-btrfs-auth.conf "$tmp/initrd.img" 2>/dev/null |
 	grep -qx 'rd.shell=0 rd.emergency=halt'; then
 	ok "failures halt instead of opening a shell"

@@ -10,6 +10,8 @@
 #include "keyfile.h"
 #include "keyring.h"
 #include "recovery.h"
+#include "boot-chain.h"
+#include "signed-policy.h"
 #include "tpm2-context.h"
 #include "tpm2-pcr.h"
 
@@ -31,7 +33,8 @@ enum {
         OPT_PCR_VALUE, OPT_LOCK_PCR, OPT_PIN, OPT_PIN_FROM, OPT_PIN_TRIES, OPT_DEVICE, OPT_UUID,
         OPT_DESCRIPTION, OPT_FORCE, OPT_CHECK, OPT_KEYRING, OPT_LOCK, OPT_PCR, OPT_NO_TPM,
         OPT_RECOVERY_PASSPHRASE, OPT_PASSPHRASE_FROM, OPT_RECOVERY_TRIES, OPT_SCRYPT_LOG_N, OPT_STATE_DIR,
-        OPT_NO_UPDATE_INITRAMFS, OPT_NEW_KEY_FILE, OPT_BTRFSTUNE,
+        OPT_NO_UPDATE_INITRAMFS, OPT_NEW_KEY_FILE, OPT_BTRFSTUNE, OPT_SIGNED_POLICY, OPT_SIGNED_PCRS,
+        OPT_PCR_SIGNATURE, OPT_PCR_PUBLIC_KEY, OPT_ALLOW_UNMEASURED, OPT_ALLOW_UNLOCKED,
 };
 
 static const struct {
@@ -43,7 +46,7 @@ static const struct {
         { { "quiet", no_argument, NULL, 'q' }, C_ALL },
         { { "tcti", required_argument, NULL, OPT_TCTI }, C_ALL },
         { { "tpm-wait", required_argument, NULL, OPT_TPM_WAIT }, C_ALL },
-        { { "config-dir", required_argument, NULL, OPT_CONFIG_DIR }, C_FILES },
+        { { "config-dir", required_argument, NULL, OPT_CONFIG_DIR }, C_FILES | C_LOCK },
         { { "key-file", required_argument, NULL, OPT_KEY_FILE }, C_ENROLL | C_RESEAL | C_REKEY },
         { { "generate", no_argument, NULL, OPT_GENERATE }, C_ENROLL },
         { { "recovery-file", required_argument, NULL, OPT_RECOVERY_FILE }, C_ENROLL | C_REKEY },
@@ -61,7 +64,7 @@ static const struct {
         { { "passphrase-from", required_argument, NULL, OPT_PASSPHRASE_FROM }, C_ENROLL | C_UNLOCK },
         { { "recovery-tries", required_argument, NULL, OPT_RECOVERY_TRIES }, C_UNLOCK },
         { { "scrypt-log-n", required_argument, NULL, OPT_SCRYPT_LOG_N }, C_ENROLL },
-        { { "state-dir", required_argument, NULL, OPT_STATE_DIR }, C_LOAD | C_CONFIRM },
+        { { "state-dir", required_argument, NULL, OPT_STATE_DIR }, C_LOAD | C_CONFIRM | C_LOCK },
         { { "no-update-initramfs", no_argument, NULL, OPT_NO_UPDATE_INITRAMFS }, C_RESEAL | C_CONFIRM | C_REKEY },
         { { "new-key-file", required_argument, NULL, OPT_NEW_KEY_FILE }, C_REKEY },
         { { "btrfstune", required_argument, NULL, OPT_BTRFSTUNE }, C_REKEY },
@@ -70,6 +73,12 @@ static const struct {
         { { "lock", no_argument, NULL, OPT_LOCK }, C_LOAD },
         { { "pcr", required_argument, NULL, OPT_PCR }, C_LOCK },
         { { "no-tpm", no_argument, NULL, OPT_NO_TPM }, C_STATUS },
+        { { "signed-policy", required_argument, NULL, OPT_SIGNED_POLICY }, C_ENROLL | C_RESEAL },
+        { { "signed-pcrs", required_argument, NULL, OPT_SIGNED_PCRS }, C_ENROLL | C_RESEAL },
+        { { "allow-unmeasured-initramfs", no_argument, NULL, OPT_ALLOW_UNMEASURED }, C_ENROLL | C_RESEAL },
+        { { "allow-unseal-after-boot", no_argument, NULL, OPT_ALLOW_UNLOCKED }, C_ENROLL },
+        { { "pcr-signature", required_argument, NULL, OPT_PCR_SIGNATURE }, C_UNLOCK | C_STATUS },
+        { { "pcr-public-key", required_argument, NULL, OPT_PCR_PUBLIC_KEY }, C_UNLOCK | C_STATUS },
 };
 
 static const struct {
@@ -138,6 +147,33 @@ static int parse_lockable_pcr(const char *opt, const char *arg, int *out) {
         return 0;
 }
 
+static int parse_boot_chain_option(struct ba_args *a, int c, const char *arg) {
+        switch (c) {
+        case OPT_SIGNED_POLICY:
+                a->signed_policy_key = arg;
+                return 0;
+        case OPT_SIGNED_PCRS:
+                if (ba_parse_pcr_list(arg, &a->signed_mask) < 0 || a->signed_mask == 0)
+                        return usage_error("--signed-pcrs: '%s' is not a list of PCRs 0..23 like 11.", arg);
+                a->signed_mask_given = true;
+                return 0;
+        case OPT_PCR_SIGNATURE:
+                a->pcr_signature = arg;
+                return 0;
+        case OPT_PCR_PUBLIC_KEY:
+                a->pcr_public_key = arg;
+                return 0;
+        case OPT_ALLOW_UNMEASURED:
+                a->allow_unmeasured = true;
+                return 0;
+        case OPT_ALLOW_UNLOCKED:
+                a->allow_unlocked = true;
+                return 0;
+        default:
+                return usage_error("Option 0x%x is not handled.", (unsigned) c);
+        }
+}
+
 static int parse_enroll_option(struct ba_args *a, int c, const char *arg) {
         switch (c) {
         case OPT_KEY_FILE:
@@ -176,7 +212,7 @@ static int parse_enroll_option(struct ba_args *a, int c, const char *arg) {
                 a->force = true;
                 return 0;
         default:
-                return usage_error("Option 0x%x is not handled.", (unsigned) c);
+                return parse_boot_chain_option(a, c, arg);
         }
 }
 
@@ -350,7 +386,61 @@ static int resolve_target(struct ba_args *a) {
         return 0;
 }
 
+#define PCR_BIT(n) (UINT32_C(1) << (n))
+#define DEFAULT_SIGNED_PCRS PCR_BIT(11)
+/* With a UKI: Secure Boot, and nothing measured from outside the signed image (command line, credentials,
+ * system extensions from the ESP). */
+#define DEFAULT_UKI_PCRS (PCR_BIT(7) | PCR_BIT(12) | PCR_BIT(13))
+/* With GRUB: Secure Boot, GRUB's commands and command line, the kernel and initramfs it read. */
+#define DEFAULT_GRUB_PCRS (PCR_BIT(7) | PCR_BIT(8) | PCR_BIT(9))
+
+/* Without --pcrs: bind what the boot loader of this machine measures the initramfs and command line into. */
+static int default_binding(struct ba_args *a) {
+        if (!a->signed_policy_key && !a->pcrs_given && ba_booted_uki()) {
+                a->signed_policy_key = ba_pcr_public_key_find();
+                if (!a->signed_policy_key)
+                        return usage_error("%s", "This machine booted a unified kernel image: seal to its signed "
+                                           "PCR 11 with --signed-policy=PUBKEY.pem, the public key its PCR "
+                                           "signatures are made with (systemd-measure sign --public-key).");
+        }
+        if (!a->pcrs_given)
+                a->pcr_mask = a->signed_policy_key ? DEFAULT_UKI_PCRS : DEFAULT_GRUB_PCRS;
+        if (a->signed_mask_given && !a->signed_policy_key)
+                return usage_error("%s", "--signed-pcrs goes with --signed-policy=PUBKEY.pem.");
+        if (a->signed_policy_key && !a->signed_mask_given)
+                a->signed_mask = DEFAULT_SIGNED_PCRS;
+        return 0;
+}
+
+/* The lock is on unless the administrator gives it up by name. */
+static int default_lock(struct ba_args *a) {
+        if (a->allow_unlocked && a->lock_pcr >= 0)
+                return usage_error("%s", "--lock-pcr and --allow-unseal-after-boot contradict each other.");
+        if (!a->allow_unlocked && a->lock_pcr < 0)
+                a->lock_pcr = BA_LOCK_PCR_DEFAULT;
+        return 0;
+}
+
+static int check_binding(struct ba_args *a) {
+        int r = default_binding(a);
+
+        if (r == 0 && a->command == BA_CMD_ENROLL)
+                r = default_lock(a);
+        if (r != 0)
+                return r;
+        /* Explicit values and the lock PCR are part of the selection. */
+        a->pcr_mask |= a->pcr_value_mask;
+        if (a->lock_pcr >= 0)
+                a->pcr_mask |= PCR_BIT(a->lock_pcr);
+        if (a->signed_mask & a->pcr_mask)
+                return usage_error("%s", "A PCR cannot be both signed (--signed-pcrs) and sealed to a value "
+                                   "(--pcrs, --pcr-value, --lock-pcr).");
+        return 0;
+}
+
 static int check_enroll(struct ba_args *a) {
+        int r;
+
         if (!!a->key_file == a->generate)
                 return usage_error("%s", "enroll needs exactly one of --key-file=FILE and --generate.");
         if (a->generate != !!a->recovery_file)
@@ -358,11 +448,10 @@ static int check_enroll(struct ba_args *a) {
                                    "be kept as recovery material.");
         if (a->device && a->has_uuid)
                 return usage_error("%s", "--device and --uuid both set the filesystem UUID; give one.");
-        /* Explicit values and the lock PCR are part of the selection. */
-        a->pcr_mask |= a->pcr_value_mask;
-        if (a->lock_pcr >= 0)
-                a->pcr_mask |= UINT32_C(1) << a->lock_pcr;
-        if (a->pcr_mask == 0 && !a->pin)
+        r = check_binding(a);
+        if (r != 0)
+                return r;
+        if (a->pcr_mask == 0 && a->signed_mask == 0 && !a->pin)
                 return usage_error("%s", "Nothing to seal to: choose PCRs (--pcrs) and/or --pin.");
         if (a->recovery_passphrase && a->pass_from == BA_PIN_FROM_STDIN && a->pin && a->pin_from == BA_PIN_FROM_STDIN)
                 return usage_error("%s", "The PIN and the recovery passphrase cannot both come from stdin.");
@@ -401,8 +490,6 @@ static int check_command(struct ba_args *a, int npos) {
                                    want ? "one NAME or key file path" : "no NAME");
         if (!a->tpm_wait_set)
                 a->tpm_wait = a->command == BA_CMD_STATUS ? 0 : BA_TPM_WAIT_DEFAULT;
-        if (a->command == BA_CMD_LOCK && a->lock_pcr < 0)
-                a->lock_pcr = BA_LOCK_PCR_DEFAULT;
         if (a->command == BA_CMD_ENROLL)
                 return check_enroll(a);
         if (a->command == BA_CMD_REKEY)
@@ -415,7 +502,6 @@ static void args_init(struct ba_args *a) {
         a->config_dir = BA_CONFIG_DIR_DEFAULT;
         a->log_level = BA_LOG_INFO;
         a->lock_pcr = -1;
-        a->pcr_mask = UINT32_C(1) << 7;
         a->keyring = KEY_SPEC_USER_KEYRING;
         a->pin_from = BA_PIN_FROM_AUTO;
         a->pin_tries = BA_PIN_TRIES_DEFAULT;
@@ -468,7 +554,7 @@ int ba_args_parse(int argc, char **argv, struct ba_args *a) {
         }
         if (r == 0 && (a->command == BA_CMD_RESEAL || a->command == BA_CMD_CONFIRM || a->command == BA_CMD_REKEY))
                 r = check_name_target(a, argv[1]);
-        if (r == 0 && a->command == BA_CMD_CONFIRM && !a->state_dir)
+        if (r == 0 && (a->command == BA_CMD_CONFIRM || a->command == BA_CMD_LOCK) && !a->state_dir)
                 a->state_dir = BA_STATE_DIR_DEFAULT;
         return r;
 }
@@ -491,7 +577,8 @@ void ba_usage(FILE *f) {
               "                    [--device=DEV|--uuid=UUID] [--description=btrfs:NAME] [--force]\n"
               "  load NAME|FILE    unseal into the keyring: [--check=DEV] [--keyring=RING] [--lock]\n"
               "                    [--pin-from=auto|tty|stdin|ask-password] [--pin-tries=N]\n"
-              "  lock              extend the lock PCR: [--pcr=PCR] (default 15)\n"
+              "  lock              measure the loaded keys into the lock PCRs and lock them: [--pcr=PCR]\n"
+              "                    (default: every key file's lock PCR, else 15) [--state-dir=DIR]\n"
               "  status NAME|FILE  what the key is bound to, whether it unseals now: [--no-tpm]\n"
               "  reseal NAME       seal the same key to new PCR values: [--pcrs=LIST] [--pcr-value=PCR=HEX]...\n"
               "                    [--key-file=FILE]; keeps NAME.sealed.previous until confirm\n"

@@ -78,6 +78,15 @@ struct ba_args {
         bool update_initramfs;    /* reseal, confirm, rekey */
         const char *new_key_file; /* rekey */
         const char *btrfstune;    /* rekey */
+
+        /* signed PCR policies (enroll --signed-policy; unsealing reads the UKI's signature) */
+        const char *signed_policy_key; /* enroll, reseal: PEM public key that signs PCR values */
+        uint32_t signed_mask;          /* the PCRs it signs (default 11) */
+        bool signed_mask_given;
+        const char *pcr_signature;     /* load: tpm2-pcr-signature.json (default: systemd-stub's) */
+        const char *pcr_public_key;    /* load: the signer's PEM public key (default: systemd-stub's) */
+        bool allow_unmeasured;         /* enroll: accept a binding that misses the initramfs or command line */
+        bool allow_unlocked;           /* enroll: no lock PCR, the key unseals again after boot */
 };
 
 /* Returns 0, or BA_EXIT_USAGE after logging what is wrong. */

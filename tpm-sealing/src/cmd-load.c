@@ -12,7 +12,9 @@
 #include "fileio.h"
 #include "key-source.h"
 #include "keyring.h"
+#include "lock.h"
 #include "log.h"
+#include "measure.h"
 #include "provision.h"
 #include "store.h"
 #include "tpm2-pcr.h"
@@ -41,14 +43,14 @@ static int add_to_keyring(const struct ba_args *a, const struct ba_keyfile *kf, 
         return 0;
 }
 
-static int lock_after(const struct ba_args *a, const struct ba_keyfile *kf) {
+static int lock_after(const struct ba_args *a, const struct ba_keyfile *kf, const uint8_t m[BA_DIGEST_SIZE]) {
         unsigned pcr = kf->lock_pcr >= 0 ? (unsigned) kf->lock_pcr : BA_LOCK_PCR_DEFAULT;
         struct ba_tpm t;
         int r;
 
         r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
         if (r == 0) {
-                r = ba_tpm_pcr_lock(&t, pcr);
+                r = ba_lock(&t, UINT32_C(1) << pcr, (const uint8_t (*)[BA_DIGEST_SIZE]) m, 1);
                 ba_tpm_close(&t);
         }
         if (r != 0)
@@ -92,10 +94,31 @@ static void record_source(const struct ba_args *a, enum ba_key_source source) {
         free(path);
 }
 
+/* For the lock (measure.h): which key this boot loaded, for which filesystem. */
+static int measure(const struct ba_args *a, const struct ba_keyfile *kf, const struct device_state *dev,
+                   const struct ba_secret *key, uint8_t m[BA_DIGEST_SIZE]) {
+        const uint8_t *fsid = kf->has_fs_uuid ? kf->fs_uuid : dev && a->check_device ? dev->info.fsid : NULL;
+        int r;
+
+        if (ba_key_measurement(key, kf->description, fsid, m) < 0)
+                return log_fail(BA_EXIT_FAILURE, "Cannot compute the measurement of %s (libcrypto failure).",
+                                kf->description);
+        if (!a->state_dir)
+                return 0;
+        r = ba_measurement_record(a->state_dir, kf->description + strlen(BA_DESCRIPTION_PREFIX), m);
+        if (r < 0) {
+                log_error_errno(r, "Cannot record the measurement of %s in %s for the lock", kf->description,
+                                a->state_dir);
+                return BA_EXIT_FAILURE;
+        }
+        return 0;
+}
+
 static int load_plain(const struct ba_args *a) {
         struct ba_secret key = { 0 };
         struct device_state dev = { 0 };
         enum ba_key_source source = BA_SOURCE_NONE;
+        uint8_t m[BA_DIGEST_SIZE];
         struct ba_keyfile kf;
         int r;
 
@@ -108,24 +131,29 @@ static int load_plain(const struct ba_args *a) {
         if (r == 0 && a->check_device)
                 r = ba_device_verify_key(a->check_device, dev.sb, &dev.info, key.data, key.len, kf.description);
         if (r == 0)
+                r = measure(a, &kf, &dev, &key, m);
+        if (r == 0)
                 r = add_to_keyring(a, &kf, &key);
         ba_secret_free(&key);
         if (r == 0)
                 record_source(a, source);
         if (r == 0 && a->lock_after)
-                r = lock_after(a, &kf);
+                r = lock_after(a, &kf, m);
         return r;
 }
 
 /* First boot of an image: no NAME.sealed in the store yet. */
 static int load_provisioned(const struct ba_args *a, const struct ba_args *b) {
         struct ba_secret key = { 0 };
+        uint8_t m[BA_DIGEST_SIZE];
         struct ba_keyfile kf;
         int r;
 
         r = ba_provision(a, b, &key);
         if (r == 0)
                 r = ba_keyfile_load(b->key_path, b->description, &kf);
+        if (r == 0)
+                r = measure(a, &kf, NULL, &key, m);
         if (r == 0)
                 r = add_to_keyring(a, &kf, &key);
         ba_secret_free(&key);

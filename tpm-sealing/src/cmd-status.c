@@ -4,9 +4,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "boot-chain.h"
 #include "commands.h"
 #include "exit-codes.h"
 #include "log.h"
+#include "signed-policy.h"
 #include "tpm2-pcr.h"
 #include "tpm2-unseal.h"
 
@@ -36,6 +38,11 @@ static void print_binding(const struct ba_args *a, const struct ba_keyfile *kf) 
         if (kf->lock_pcr >= 0)
                 snprintf(buf, sizeof(buf), "%d", kf->lock_pcr);
         printf("%-17s %s\n", "Lock PCR:", kf->lock_pcr >= 0 ? buf : "none");
+        if (kf->signed_pcrs.pcr_mask) {
+                ba_pcr_mask_format(kf->signed_pcrs.pcr_mask, buf, sizeof(buf));
+                printf("%-17s %s\n", "Signed PCRs:", buf);
+                print_hex("PCR signer name:", kf->signed_pcrs.key_name.name, kf->signed_pcrs.key_name.size);
+        }
         printf("%-17s %s\n", "PIN:", kf->pin ? "required" : "not required");
         if (kf->has_recovery)
                 printf("%-17s scrypt N=2^%u r=%u p=%u, AES-256-GCM\n", "Recovery copy:", kf->recovery.log_n,
@@ -79,7 +86,23 @@ static int check_lockout(struct ba_tpm *t, const struct ba_keyfile *kf) {
         return verdict(BA_EXIT_OK, "would unseal now with the right PIN");
 }
 
-static int check_tpm(struct ba_tpm *t, const struct ba_keyfile *kf) {
+/* The signature a load would use now, if the key has a signed policy. */
+static int check_signature(const struct ba_args *a, struct ba_tpm *t, const struct ba_keyfile *kf) {
+        struct ba_signed_input in;
+        struct ba_pcr_signature sig;
+        int r;
+
+        if (!kf->signed_pcrs.pcr_mask)
+                return 0;
+        r = ba_signed_input_read(a->pcr_signature, a->pcr_public_key, kf, &in);
+        if (r == 0)
+                r = ba_signed_select(t, kf, &in, &sig);
+        ba_signed_input_free(&in);
+        explicit_bzero(&sig, sizeof(sig));
+        return r == 0 ? 0 : verdict(r, "would not unseal now: no valid PCR signature for this boot (above)");
+}
+
+static int check_tpm(const struct ba_args *a, struct ba_tpm *t, const struct ba_keyfile *kf) {
         ba_pcr_values current;
         uint32_t mismatch = 0;
         ESYS_TR obj = ESYS_TR_NONE;
@@ -101,7 +124,8 @@ static int check_tpm(struct ba_tpm *t, const struct ba_keyfile *kf) {
                 ba_log_pcr_mismatch(BA_LOG_WARNING, kf, current, mismatch);
                 return verdict(BA_EXIT_POLICY, "would not unseal now: PCR %s changed", list);
         }
-        return check_lockout(t, kf);
+        r = check_signature(a, t, kf);
+        return r != 0 ? r : check_lockout(t, kf);
 }
 
 int ba_cmd_status(const struct ba_args *a) {
@@ -113,13 +137,14 @@ int ba_cmd_status(const struct ba_args *a) {
         if (r != 0)
                 return r;
         print_binding(a, &kf);
+        ba_boot_chain_describe(stdout, &kf);
         fflush(stdout);
         if (a->no_tpm)
                 return verdict(BA_EXIT_OK, "not checked (--no-tpm)");
         r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
         if (r != 0)
                 return verdict(r, "cannot check: no TPM reachable through %s", ba_tcti_resolve(a->tcti));
-        r = check_tpm(&t, &kf);
+        r = check_tpm(a, &t, &kf);
         ba_tpm_close(&t);
         return r;
 }

@@ -22,4 +22,11 @@ enum ba_exit {
         BA_EXIT_DEVICE = 12,        /* device for --check/--device cannot be read */
         BA_EXIT_BAD_PASSPHRASE = 13, /* wrong recovery passphrase (all tries used), or none entered */
         BA_EXIT_REKEY = 14,         /* btrfstune failed to change the filesystem's key */
+        /* Keys sealed to a signed PCR policy (enroll --signed-policy): */
+        BA_EXIT_NOT_UKI_BOOT = 15,  /* not booted through systemd-stub: nothing measured the boot image */
+        BA_EXIT_NO_PCR_SIGNATURE = 16, /* booted through systemd-stub, but no PCR signature (UKI without .pcrsig) */
+        BA_EXIT_BAD_PCR_SIGNATURE = 17, /* the PCR signature file is malformed */
+        BA_EXIT_PCR_NOT_SIGNED = 18, /* no signature for the current PCR values (boot image not signed for this) */
+        BA_EXIT_PCR_PUBLIC_KEY = 19, /* PCR public key missing, malformed, or not the one sealed to */
+        BA_EXIT_PCR_SIGNATURE_REJECTED = 20, /* the TPM rejects the signature (forged or damaged) */
 };

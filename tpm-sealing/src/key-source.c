@@ -12,6 +12,7 @@
 #include "log.h"
 #include "passphrase.h"
 #include "pin-prompt.h"
+#include "signed-policy.h"
 #include "tpm2-unseal.h"
 
 const char *ba_key_source_name(enum ba_key_source s) {
@@ -32,18 +33,18 @@ const char *ba_key_source_name(enum ba_key_source s) {
 }
 
 static int unseal_with_pin(const struct ba_args *a, struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR obj,
-                           struct ba_secret *key) {
+                           const struct ba_signed_proof *proof, struct ba_secret *key) {
         int r;
 
         if (!kf->pin)
-                return ba_tpm_unseal(t, kf, obj, NULL, key);
+                return ba_tpm_unseal(t, kf, obj, NULL, proof, key);
         for (unsigned i = 1;; i++) {
                 struct ba_secret auth = { 0 };
 
                 r = ba_pin_get_auth(a->pin_from, kf->description, false, &auth);
                 if (r != 0)
                         return r;
-                r = ba_tpm_unseal(t, kf, obj, (const TPM2B_AUTH *) auth.data, key);
+                r = ba_tpm_unseal(t, kf, obj, (const TPM2B_AUTH *) auth.data, proof, key);
                 ba_secret_free(&auth);
                 if (r != BA_EXIT_BAD_PIN || !ba_pin_source_interactive(a->pin_from) || i >= a->pin_tries)
                         return r;
@@ -51,21 +52,41 @@ static int unseal_with_pin(const struct ba_args *a, struct ba_tpm *t, const stru
         }
 }
 
-int ba_key_unseal(const struct ba_args *a, const struct ba_keyfile *kf, struct ba_secret *key) {
+/* With the TPM open: the sealed object, the signature for this boot's PCR values if signed, the unseal. */
+static int unseal_open(const struct ba_args *a, struct ba_tpm *t, const struct ba_keyfile *kf,
+                       const struct ba_signed_input *in, struct ba_secret *key) {
+        struct ba_pcr_signature sig;
+        struct ba_signed_proof proof = { .key = &in->key, .sig = &sig };
         ESYS_TR obj = ESYS_TR_NONE;
-        struct ba_tpm t;
         int r;
 
-        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
-        if (r != 0)
-                return r;
-        r = ba_tpm_get_srk(&t, &kf->parent_name);
+        r = ba_tpm_get_srk(t, &kf->parent_name);
         if (r == 0)
-                r = ba_tpm_load_sealed(&t, kf, &obj);
+                r = ba_tpm_load_sealed(t, kf, &obj);
+        if (r == 0 && kf->signed_pcrs.pcr_mask)
+                r = ba_signed_select(t, kf, in, &sig);
         if (r == 0)
-                r = unseal_with_pin(a, &t, kf, obj, key);
-        ba_tpm_flush(&t, &obj);
-        ba_tpm_close(&t);
+                r = unseal_with_pin(a, t, kf, obj, kf->signed_pcrs.pcr_mask ? &proof : NULL, key);
+        ba_tpm_flush(t, &obj);
+        explicit_bzero(&sig, sizeof(sig));
+        return r;
+}
+
+int ba_key_unseal(const struct ba_args *a, const struct ba_keyfile *kf, struct ba_secret *key) {
+        struct ba_signed_input in = { 0 };
+        struct ba_tpm t;
+        int r = 0;
+
+        /* A missing or foreign signature or public key is named before the TPM is waited for. */
+        if (kf->signed_pcrs.pcr_mask)
+                r = ba_signed_input_read(a->pcr_signature, a->pcr_public_key, kf, &in);
+        if (r == 0)
+                r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+        if (r == 0) {
+                r = unseal_open(a, &t, kf, &in, key);
+                ba_tpm_close(&t);
+        }
+        ba_signed_input_free(&in);
         return r;
 }
 

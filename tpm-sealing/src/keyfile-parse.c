@@ -124,6 +124,19 @@ static int rec_tpm_private(struct parse_ctx *c, const uint8_t *v, size_t len) {
         return 0;
 }
 
+/* u32 mask of the signed PCRs, then the signing key's TPM name (sha256). */
+static int rec_signed_pcrs(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        struct ba_signed_pcrs *sp = &c->kf->signed_pcrs;
+
+        sp->pcr_mask = get_le32(v);
+        if (sp->pcr_mask == 0 || (sp->pcr_mask & ~BA_PCR_ALL_MASK))
+                return pfail(c, -EBADMSG, "signed PCR selection 0x%08x at offset %zu is empty or names PCRs above 23",
+                             sp->pcr_mask, c->offset);
+        sp->key_name.size = (uint16_t) (len - 4);
+        memcpy(sp->key_name.name, v + 4, len - 4);
+        return 0;
+}
+
 static int rec_created(struct parse_ctx *c, const uint8_t *v, size_t len) {
         (void) len;
         c->kf->created = get_le64(v);
@@ -172,6 +185,8 @@ static const struct record_rule {
         { BA_REC_PARENT_NAME, true, 2, sizeof(TPMU_NAME), rec_parent_name, "parent name" },
         { BA_REC_TPM_PUBLIC, true, 2, sizeof(TPM2B_PUBLIC), rec_tpm_public, "sealed object public part" },
         { BA_REC_TPM_PRIVATE, true, 2, sizeof(TPM2B_PRIVATE), rec_tpm_private, "sealed object private part" },
+        { BA_REC_SIGNED_PCRS, false, 4 + BA_SIGNER_NAME_SIZE, 4 + BA_SIGNER_NAME_SIZE, rec_signed_pcrs,
+          "signed PCR policy" },
         { BA_REC_CREATED, false, 8, 8, rec_created, "creation time" },
         { BA_REC_RECOVERY, false, BA_RECOVERY_FIXED_SIZE + 1, BA_RECOVERY_FIXED_SIZE + BA_KEY_MAX_SIZE, rec_recovery,
           "recovery copy" },

@@ -65,6 +65,13 @@ static int put_tpm_records(struct writer *w, const struct ba_keyfile *kf) {
         put_record(w, BA_REC_PARENT_NAME, kf->parent_name.name, kf->parent_name.size);
         put_record(w, BA_REC_TPM_PUBLIC, pub, pub_len);
         put_record(w, BA_REC_TPM_PRIVATE, priv, priv_len);
+        if (kf->signed_pcrs.pcr_mask != 0) {
+                uint8_t v[4 + BA_SIGNER_NAME_SIZE];
+
+                put_le32(v, kf->signed_pcrs.pcr_mask);
+                memcpy(v + 4, kf->signed_pcrs.key_name.name, BA_SIGNER_NAME_SIZE);
+                put_record(w, BA_REC_SIGNED_PCRS, v, sizeof(v));
+        }
         return 0;
 }
 

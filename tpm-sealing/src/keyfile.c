@@ -60,22 +60,42 @@ static int check_public(const struct ba_keyfile *kf, char *err, size_t err_len) 
         return 0;
 }
 
+static int check_signed_pcrs(const struct ba_keyfile *kf, char *err, size_t err_len) {
+        const struct ba_signed_pcrs *sp = &kf->signed_pcrs;
+
+        if (sp->pcr_mask == 0)
+                return 0;
+        if (sp->pcr_mask & ~BA_PCR_ALL_MASK)
+                return check_fail(err, err_len, "signed PCR selection names a PCR above 23");
+        if (sp->pcr_mask & kf->pcr_mask)
+                return check_fail(err, err_len, "a PCR is both sealed to a value and signed");
+        if (sp->key_name.size != BA_SIGNER_NAME_SIZE ||
+            (sp->key_name.name[0] << 8 | sp->key_name.name[1]) != TPM2_ALG_SHA256)
+                return check_fail(err, err_len, "the PCR signing key's name is not a sha256 TPM name");
+        return 0;
+}
+
 static int check_policy(const struct ba_keyfile *kf, char *err, size_t err_len) {
         uint8_t digest[BA_DIGEST_SIZE];
+        int r;
 
         if (kf->pcr_bank != TPM2_ALG_SHA256)
                 return check_fail(err, err_len, "PCR bank is not sha256");
         if (kf->pcr_mask & ~BA_PCR_ALL_MASK)
                 return check_fail(err, err_len, "PCR selection names a PCR above 23");
-        if (kf->pcr_mask == 0 && !kf->pin)
+        if (kf->pcr_mask == 0 && kf->signed_pcrs.pcr_mask == 0 && !kf->pin)
                 return check_fail(err, err_len, "policy has neither PCRs nor a PIN");
+        r = check_signed_pcrs(kf, err, err_len);
+        if (r < 0)
+                return r;
         if (kf->lock_pcr >= 0 &&
             (!ba_lock_pcr_allowed((unsigned) kf->lock_pcr) || !(kf->pcr_mask & (UINT32_C(1) << kf->lock_pcr))))
                 return check_fail(err, err_len, "lock PCR is not a lockable PCR of the selection");
-        if (ba_policy_digest(kf->pcr_mask, kf->pcr_values, kf->pin, digest) < 0)
+        if (ba_policy_digest(kf->pcr_mask, kf->pcr_values, kf->pin, &kf->signed_pcrs, digest) < 0)
                 return check_fail(err, err_len, "cannot compute the policy digest");
         if (memcmp(digest, kf->policy_digest, BA_DIGEST_SIZE) != 0)
-                return check_fail(err, err_len, "policy digest does not match the recorded PCR values and PIN flag");
+                return check_fail(err, err_len, "policy digest does not match the recorded PCR values, signing key "
+                                  "and PIN flag");
         return 0;
 }
 

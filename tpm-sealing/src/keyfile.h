@@ -22,6 +22,7 @@
 #define BA_PREVIOUS_SUFFIX ".previous" /* NAME.sealed.previous: kept by reseal until confirm */
 #define BA_PENDING_SUFFIX ".new"       /* NAME.sealed.new: the new key of an unfinished rekey */
 #define BA_KEY_MAX_SIZE 128 /* MAX_SYM_DATA of the TPM 2.0 library spec */
+#define BA_SIGNER_NAME_SIZE (2 + BA_DIGEST_SIZE) /* a sha256 TPM name */
 
 /* Bit 15 set: a reader that does not know the record may skip it. */
 #define BA_REC_IGNORABLE 0x8000u
@@ -38,6 +39,7 @@ enum ba_record_type {
         BA_REC_PARENT_NAME = 0x0009,
         BA_REC_TPM_PUBLIC = 0x000a,
         BA_REC_TPM_PRIVATE = 0x000b,
+        BA_REC_SIGNED_PCRS = 0x000c,
         BA_REC_CREATED = 0x8001,
         BA_REC_RECOVERY = 0x8002,
 };
@@ -89,6 +91,7 @@ struct ba_keyfile {
         TPM2B_NAME parent_name;
         TPM2B_PUBLIC public;
         TPM2B_PRIVATE private;
+        struct ba_signed_pcrs signed_pcrs; /* pcr_mask 0: no signed PCR policy */
         bool has_created;
         uint64_t created; /* seconds since the epoch */
         bool has_recovery;

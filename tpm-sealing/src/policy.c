@@ -67,12 +67,37 @@ static int extend_policy_auth_value(uint8_t digest[BA_DIGEST_SIZE]) {
                          }, 2, digest);
 }
 
-int ba_policy_digest(uint32_t mask, const ba_pcr_values values, bool pin, uint8_t out[BA_DIGEST_SIZE]) {
+/* PolicyAuthorize restarts the digest: H(H(0^32 || CC || keyName) || policyRef), policyRef empty. */
+static int extend_policy_authorize(uint8_t digest[BA_DIGEST_SIZE], const TPM2B_NAME *key_name) {
+        uint8_t cc[4];
+        int r;
+
+        put_be32(cc, TPM2_CC_PolicyAuthorize);
+        memset(digest, 0, BA_DIGEST_SIZE);
+        r = ba_sha256((const struct ba_iovec[]) {
+                              { digest, BA_DIGEST_SIZE },
+                              { cc, sizeof(cc) },
+                              { key_name->name, key_name->size },
+                      }, 3, digest);
+        if (r < 0)
+                return r;
+        return ba_sha256((const struct ba_iovec[]) { { digest, BA_DIGEST_SIZE } }, 1, digest);
+}
+
+int ba_policy_digest(uint32_t mask, const ba_pcr_values values, bool pin, const struct ba_signed_pcrs *signer,
+                     uint8_t out[BA_DIGEST_SIZE]) {
         uint8_t digest[BA_DIGEST_SIZE] = { 0 };
         int r;
 
         if (mask & ~BA_PCR_ALL_MASK)
                 return -EINVAL;
+        if (signer && signer->pcr_mask != 0) {
+                if (signer->key_name.size == 0 || signer->key_name.size > sizeof(signer->key_name.name))
+                        return -EINVAL;
+                r = extend_policy_authorize(digest, &signer->key_name);
+                if (r < 0)
+                        return r;
+        }
         if (mask != 0) {
                 r = extend_policy_pcr(digest, mask, values);
                 if (r < 0)

@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdlib.h>
 #include <string.h>
 
+#include "boot-chain.h"
 #include "exit-codes.h"
+#include "fileio.h"
 #include "log.h"
+#include "pcr-pubkey.h"
 #include "seal.h"
 #include "tpm2-pcr.h"
 #include "tpm2-seal.h"
+
+/* PCRs 12 and 13 are zero when nothing came from outside the UKI: that is what binding them asserts. */
+#define ZERO_MEANS_NOTHING_ADDED ((UINT32_C(1) << 12) | (UINT32_C(1) << 13))
 
 static void warn_unmeasured(uint32_t mask, const ba_pcr_values values) {
         static const uint8_t zero[BA_DIGEST_SIZE];
 
         for (unsigned i = 0; i < BA_PCR_COUNT; i++)
-                if ((mask & (UINT32_C(1) << i)) && memcmp(values[i], zero, BA_DIGEST_SIZE) == 0)
+                if ((mask & ~ZERO_MEANS_NOTHING_ADDED & (UINT32_C(1) << i)) &&
+                    memcmp(values[i], zero, BA_DIGEST_SIZE) == 0)
                         log_warning("PCR %u is all zeros: nothing was measured into it, so binding to it "
                                     "proves nothing about this boot.", i);
 }
@@ -39,6 +47,44 @@ static int choose_pcr_values(const struct ba_args *a, struct ba_tpm *t, struct b
         return 0;
 }
 
+/* --signed-policy: PolicyAuthorize for that key over the signed PCRs; otherwise kf keeps its own (reseal). */
+static int choose_signer(const struct ba_args *a, struct ba_keyfile *kf) {
+        struct ba_pcr_pubkey key;
+        uint8_t *pem = NULL;
+        size_t len = 0;
+        char err[160];
+        int r;
+
+        if (!a->signed_policy_key)
+                return 0;
+        r = ba_read_file(a->signed_policy_key, 16384, &pem, &len);
+        if (r < 0) {
+                log_error_errno(r, "Cannot read the PCR public key %s", a->signed_policy_key);
+                return BA_EXIT_PCR_PUBLIC_KEY;
+        }
+        r = ba_pcr_pubkey_from_pem(pem, len, &key, err, sizeof(err));
+        free(pem);
+        if (r < 0)
+                return log_fail(BA_EXIT_PCR_PUBLIC_KEY, "The PCR public key %s is unusable: %s.",
+                                a->signed_policy_key, err);
+        kf->signed_pcrs.key_name = key.name;
+        if (a->signed_mask)
+                kf->signed_pcrs.pcr_mask = a->signed_mask;
+        else if (!kf->signed_pcrs.pcr_mask)
+                kf->signed_pcrs.pcr_mask = UINT32_C(1) << 11;
+        if (kf->signed_pcrs.pcr_mask & kf->pcr_mask)
+                return log_fail(BA_EXIT_USAGE, "A PCR cannot be both signed and sealed to a value.");
+        return 0;
+}
+
+/* A new binding must cover the initramfs and the command line, unless the administrator gave that up. */
+static bool check_coverage(const struct ba_args *a) {
+        if (a->allow_unmeasured)
+                return false;
+        return a->command == BA_CMD_ENROLL ||
+               (a->command == BA_CMD_RESEAL && (a->pcrs_given || a->signed_policy_key));
+}
+
 int ba_seal_to_tpm(const struct ba_args *a, const struct ba_secret *key, const struct ba_secret *auth,
                    struct ba_keyfile *kf) {
         struct ba_tpm t;
@@ -52,7 +98,11 @@ int ba_seal_to_tpm(const struct ba_args *a, const struct ba_secret *key, const s
                 r = ba_tpm_srk_name(&t, &kf->parent_name);
         if (r == 0)
                 r = choose_pcr_values(a, &t, kf);
-        if (r == 0 && ba_policy_digest(kf->pcr_mask, kf->pcr_values, kf->pin, kf->policy_digest) < 0)
+        if (r == 0)
+                r = choose_signer(a, kf);
+        if (r == 0 && check_coverage(a))
+                r = ba_boot_chain_require(kf);
+        if (r == 0 && ba_policy_digest(kf->pcr_mask, kf->pcr_values, kf->pin, &kf->signed_pcrs, kf->policy_digest) < 0)
                 r = log_fail(BA_EXIT_FAILURE, "Cannot compute the policy digest (libcrypto failure).");
         if (r == 0)
                 r = ba_tpm_seal(&t, key, auth->data ? (const TPM2B_AUTH *) auth->data : NULL, kf->policy_digest,

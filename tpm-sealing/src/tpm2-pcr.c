@@ -65,18 +65,24 @@ int ba_tpm_pcr_read(struct ba_tpm *t, uint32_t mask, ba_pcr_values values) {
         return 0;
 }
 
-int ba_tpm_pcr_lock(struct ba_tpm *t, unsigned pcr) {
-        TPM2B_EVENT event = { .size = sizeof(BA_LOCK_EVENT) - 1 };
+int ba_tpm_pcr_event(struct ba_tpm *t, unsigned pcr, const void *data, size_t len) {
+        TPM2B_EVENT event = { .size = (UINT16) len };
         TPML_DIGEST_VALUES *digests = NULL;
         TSS2_RC rc;
 
-        memcpy(event.buffer, BA_LOCK_EVENT, event.size);
+        if (len > sizeof(event.buffer))
+                return log_fail(BA_EXIT_FAILURE, "Internal error: a %zu-byte PCR event.", len);
+        memcpy(event.buffer, data, len);
         rc = Esys_PCR_Event(t->esys, ESYS_TR_PCR0 + pcr, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &event,
                             &digests);
         if (rc != TSS2_RC_SUCCESS)
                 return log_tpm2_rc(rc, "Extending the lock PCR");
         Esys_Free(digests);
         return 0;
+}
+
+int ba_tpm_pcr_lock(struct ba_tpm *t, unsigned pcr) {
+        return ba_tpm_pcr_event(t, pcr, BA_LOCK_EVENT, sizeof(BA_LOCK_EVENT) - 1);
 }
 
 int ba_tpm_pcr_mismatch(struct ba_tpm *t, const struct ba_keyfile *kf, ba_pcr_values current, uint32_t *mismatch) {

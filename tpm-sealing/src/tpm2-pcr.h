@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "keyfile.h"
@@ -16,7 +17,9 @@
 /* Current sha256-bank values of the PCRs in mask; returns an exit code after logging. */
 int ba_tpm_pcr_read(struct ba_tpm *t, uint32_t mask, ba_pcr_values values);
 
-/* TPM2_PCR_Event(pcr, BA_LOCK_EVENT): extends every active bank; returns an exit code. */
+/* TPM2_PCR_Event: the TPM hashes data with each active bank's algorithm and extends it; returns an exit code. */
+int ba_tpm_pcr_event(struct ba_tpm *t, unsigned pcr, const void *data, size_t len);
+/* ba_tpm_pcr_event(pcr, BA_LOCK_EVENT). */
 int ba_tpm_pcr_lock(struct ba_tpm *t, unsigned pcr);
 
 /* The PCRs whose current values differ from the key file's; returns an exit code. */

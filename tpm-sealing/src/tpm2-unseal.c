@@ -3,6 +3,7 @@
 
 #include "exit-codes.h"
 #include "log.h"
+#include "tpm2-authorize.h"
 #include "tpm2-pcr.h"
 #include "tpm2-rc.h"
 #include "tpm2-session.h"
@@ -18,11 +19,21 @@ int ba_tpm_load_sealed(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR *r
         return log_tpm2_rc(rc, "Loading the sealed key into the TPM (TPM2_Load)");
 }
 
-static int satisfy_policy(struct ba_tpm *t, ESYS_TR session, const struct ba_keyfile *kf) {
+/* In the order policy.c computes the digest: the signed part, the sealed PCRs, the PIN. */
+static int satisfy_policy(struct ba_tpm *t, ESYS_TR session, const struct ba_keyfile *kf,
+                          const struct ba_signed_proof *proof) {
         const TPM2B_DIGEST current = { 0 }; /* empty: the TPM takes the PCRs' current values */
         TPML_PCR_SELECTION sel;
         TSS2_RC rc;
+        int r;
 
+        if (kf->signed_pcrs.pcr_mask) {
+                if (!proof || !proof->key || !proof->sig)
+                        return log_fail(BA_EXIT_FAILURE, "Internal error: %s needs a PCR signature.", kf->description);
+                r = ba_tpm_policy_authorize(t, session, kf->signed_pcrs.pcr_mask, proof->key, proof->sig);
+                if (r != 0)
+                        return r;
+        }
         if (kf->pcr_mask) {
                 ba_pcr_selection(kf->pcr_mask, &sel);
                 rc = Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &current, &sel);
@@ -92,7 +103,7 @@ static int unseal_in_session(struct ba_tpm *t, ESYS_TR object, ESYS_TR session, 
 }
 
 int ba_tpm_unseal(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR object, const TPM2B_AUTH *auth,
-                  struct ba_secret *out) {
+                  const struct ba_signed_proof *proof, struct ba_secret *out) {
         const TPM2B_AUTH empty = { 0 };
         ESYS_TR session = ESYS_TR_NONE;
         int r;
@@ -105,7 +116,7 @@ int ba_tpm_unseal(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR object,
          */
         r = ba_tpm_start_session(t, TPM2_SE_POLICY, ba_session_attrs_unseal(), &session);
         if (r == 0)
-                r = satisfy_policy(t, session, kf);
+                r = satisfy_policy(t, session, kf, proof);
         if (r == 0 && auth && Esys_TR_SetAuth(t->esys, object, auth) != TSS2_RC_SUCCESS)
                 r = log_fail(BA_EXIT_TPM, "Cannot pass the PIN to the TPM library.");
         if (r == 0)

@@ -63,6 +63,14 @@ static void variant_policy(struct ba_keyfile *kf, int variant) {
                 kf->recovery.ct_len = 32;
                 pattern(kf->recovery.ct, 32, 0x99);
                 break;
+        case BA_FIXTURE_SIGNED:
+                kf->pcr_mask = 1u << 7 | 1u << 12 | 1u << 13 | 1u << 15;
+                kf->lock_pcr = 15;
+                kf->signed_pcrs.pcr_mask = 1u << 11;
+                kf->signed_pcrs.key_name.size = BA_SIGNER_NAME_SIZE;
+                kf->signed_pcrs.key_name.name[1] = 0x0b;
+                pattern(kf->signed_pcrs.key_name.name + 2, BA_DIGEST_SIZE, 0xc3);
+                break;
         default:
                 kf->pcr_mask = BA_PCR_ALL_MASK & ~(1u << 16 | 1u << 23);
                 break;
@@ -76,7 +84,7 @@ void ba_fixture_keyfile(struct ba_keyfile *kf, int variant) {
         for (unsigned i = 0; i < BA_PCR_COUNT; i++)
                 if (kf->pcr_mask & (1u << i) && (int) i != kf->lock_pcr)
                         pattern(kf->pcr_values[i], BA_DIGEST_SIZE, (uint8_t) i);
-        if (ba_policy_digest(kf->pcr_mask, kf->pcr_values, kf->pin, kf->policy_digest) < 0)
+        if (ba_policy_digest(kf->pcr_mask, kf->pcr_values, kf->pin, &kf->signed_pcrs, kf->policy_digest) < 0)
                 abort();
         fake_tpm_blobs(kf, variant);
 }

@@ -13,6 +13,7 @@ enum {
         BA_FIXTURE_LOCK_UUID,   /* PCRs 0,2,7,15, lock PCR 15, UUID, creation time, PIN */
         BA_FIXTURE_MANY_PCRS,   /* PCRs 0..15 and 17..22 */
         BA_FIXTURE_RECOVERY,    /* PCRs 7,15, lock PCR 15, UUID, recovery copy (made-up ciphertext) */
+        BA_FIXTURE_SIGNED,      /* PCR 11 signed (made-up key name), PCRs 7,12,13,15 sealed, lock PCR 15 */
         BA_FIXTURE_COUNT,
 };
 

@@ -142,11 +142,31 @@ static void test_enroll_defaults(void **state) {
         struct ba_args a;
 
         (void) state;
+        /* Not booted through a UKI (the test host): GRUB's PCRs 8 and 9 cover initramfs and command line. */
         assert_int_equal(parse_words(&a, "enroll", "--key-file=/k", "root", NULL), 0);
+        assert_int_equal(a.pcr_mask, 1u << 7 | 1u << 8 | 1u << 9 | 1u << 15);
+        assert_int_equal(a.lock_pcr, 15);
+        assert_int_equal(a.signed_mask, 0);
+        assert_false(a.pin);
+        assert_false(a.allow_unmeasured);
+        assert_string_equal(a.description, "btrfs:root");
+        ba_args_free(&a);
+        /* A signed policy: PCR 11 signed; Secure Boot and nothing from outside the UKI sealed. */
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=/k", "--signed-policy=/p.pem", "root", NULL), 0);
+        assert_int_equal(a.signed_mask, 1u << 11);
+        assert_string_equal(a.signed_policy_key, "/p.pem");
+        assert_int_equal(a.pcr_mask, 1u << 7 | 1u << 12 | 1u << 13 | 1u << 15);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=/k", "--signed-policy=/p.pem", "--pcrs=7",
+                                     "--signed-pcrs=4,11", "--allow-unseal-after-boot", "root", NULL), 0);
+        assert_int_equal(a.signed_mask, 1u << 4 | 1u << 11);
         assert_int_equal(a.pcr_mask, 1u << 7);
         assert_int_equal(a.lock_pcr, -1);
-        assert_false(a.pin);
-        assert_string_equal(a.description, "btrfs:root");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=/k", "--pcrs=0,7", "--allow-unmeasured-initramfs",
+                                     "root", NULL), 0);
+        assert_true(a.allow_unmeasured);
+        assert_int_equal(a.pcr_mask, 1u << 0 | 1u << 7 | 1u << 15);
         ba_args_free(&a);
 }
 
@@ -171,21 +191,28 @@ static void test_enroll_pcrs(void **state) {
         ba_args_free(&a);
         assert_int_equal(parse_words(&a, "enroll", "--key-file=-", "--pcrs=none", "--pin", "--description=btrfs:x",
                                      "/tmp/y.bin", NULL), 0);
-        assert_int_equal(a.pcr_mask, 0);
+        assert_int_equal(a.pcr_mask, 1u << 15); /* the lock PCR stays */
         assert_string_equal(a.description, "btrfs:x");
         ba_args_free(&a);
 }
 
 static void test_enroll_errors(void **state) {
         static const struct {
-                const char *words[5];
+                const char *words[6];
                 const char *needle;
         } cases[] = {
                 { { "enroll", "root", NULL }, "exactly one of --key-file" },
                 { { "enroll", "--key-file=/k", "--generate", "root" }, "exactly one of --key-file" },
                 { { "enroll", "--generate", "root", NULL }, "--recovery-file" },
                 { { "enroll", "--key-file=/k", "--recovery-file=/r", "root" }, "--recovery-file" },
-                { { "enroll", "--key-file=/k", "--pcrs=none", "root" }, "Nothing to seal to" },
+                { { "enroll", "--key-file=/k", "--pcrs=none", "--allow-unseal-after-boot", "root" },
+                  "Nothing to seal to" },
+                { { "enroll", "--key-file=/k", "--lock-pcr=15", "--allow-unseal-after-boot", "root" }, "contradict" },
+                { { "enroll", "--key-file=/k", "--signed-pcrs=11", "root" }, "goes with --signed-policy" },
+                { { "enroll", "--key-file=/k", "--signed-pcrs=none", "--signed-policy=/p", "root" }, "--signed-pcrs" },
+                { { "enroll", "--key-file=/k", "--signed-policy=/p", "--pcrs=7,11", "root" }, "both signed" },
+                { { "enroll", "--key-file=/k", "--signed-policy=/p", "--lock-pcr=11", "root" }, "both signed" },
+                { { "load", "--signed-policy=/p", "root" }, "not an option" },
                 { { "enroll", "--key-file=/k", "--pcrs=7,24", "root" }, "--pcrs" },
                 { { "enroll", "--key-file=/k", "--pcrs=7,,8", "root" }, "--pcrs" },
                 { { "enroll", "--key-file=/k", "--pcrs=9-3", "root" }, "--pcrs" },
@@ -205,7 +232,7 @@ static void test_enroll_errors(void **state) {
                 const char *const *w = cases[i].words;
                 struct ba_args a;
 
-                assert_int_equal(parse_words(&a, w[0], w[1], w[2], w[3], NULL), BA_EXIT_USAGE);
+                assert_int_equal(parse_words(&a, w[0], w[1], w[2], w[3], w[4], NULL), BA_EXIT_USAGE);
                 assert_logged(cases[i].needle);
                 ba_args_free(&a);
         }
@@ -231,9 +258,11 @@ static void test_help_version_lock_status(void **state) {
         assert_int_equal(a.command, BA_CMD_HELP);
         assert_int_equal(parse_words(&a, "--version", NULL), 0);
         assert_int_equal(a.command, BA_CMD_VERSION);
+        /* Without --pcr the lock takes every key file's lock PCR (lock.c); it reads /run/btrfs-auth. */
         assert_int_equal(parse_words(&a, "lock", NULL), 0);
         assert_int_equal(a.command, BA_CMD_LOCK);
-        assert_int_equal(a.lock_pcr, 15);
+        assert_int_equal(a.lock_pcr, -1);
+        assert_string_equal(a.state_dir, "/run/btrfs-auth");
         assert_int_equal(parse_words(&a, "lock", "--pcr", "14", "-q", NULL), 0);
         assert_int_equal(a.lock_pcr, 14);
         assert_int_equal(a.log_level, BA_LOG_WARNING);

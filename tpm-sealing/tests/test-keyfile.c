@@ -115,6 +115,9 @@ static void assert_keyfiles_equal(const struct ba_keyfile *a, const struct ba_ke
         assert_same_marshalled_public(&a->public, &b->public);
         assert_int_equal(a->private.size, b->private.size);
         assert_memory_equal(a->private.buffer, b->private.buffer, a->private.size);
+        assert_int_equal(a->signed_pcrs.pcr_mask, b->signed_pcrs.pcr_mask);
+        assert_int_equal(a->signed_pcrs.key_name.size, b->signed_pcrs.key_name.size);
+        assert_memory_equal(a->signed_pcrs.key_name.name, b->signed_pcrs.key_name.name, a->signed_pcrs.key_name.size);
         assert_int_equal(a->has_created, b->has_created);
         assert_int_equal(a->created, b->created);
         assert_int_equal(a->has_recovery, b->has_recovery);
@@ -514,6 +517,22 @@ static void test_inconsistent_refused(void **state) {
         ba_fixture_keyfile(&kf, BA_FIXTURE_PCR7);
         kf.parent_name.size = 33;
         expect_refused(&kf, "parent name");
+        /* The signing key is part of the policy: another key's name does not match the sealed digest. */
+        ba_fixture_keyfile(&kf, BA_FIXTURE_SIGNED);
+        kf.signed_pcrs.key_name.name[5] ^= 1;
+        expect_refused(&kf, "policy digest");
+        ba_fixture_keyfile(&kf, BA_FIXTURE_SIGNED);
+        kf.signed_pcrs.pcr_mask |= 1u << 7;
+        expect_refused(&kf, "both sealed to a value and signed");
+        ba_fixture_keyfile(&kf, BA_FIXTURE_SIGNED);
+        kf.signed_pcrs.key_name.name[1] = 0x04;
+        expect_refused(&kf, "sha256 TPM name");
+        ba_fixture_keyfile(&kf, BA_FIXTURE_SIGNED);
+        kf.pcr_mask = 0;
+        kf.lock_pcr = -1;
+        assert_int_equal(ba_policy_digest(0, kf.pcr_values, false, &kf.signed_pcrs, kf.policy_digest), 0);
+        memcpy(kf.public.publicArea.authPolicy.buffer, kf.policy_digest, BA_DIGEST_SIZE);
+        assert_int_equal(ba_keyfile_check(&kf, err, sizeof(err)), 0); /* signed PCRs alone are a policy */
 }
 
 /* The committed fuzz seeds must stay valid key files, or the fuzzer starts from nothing. */

@@ -111,7 +111,7 @@ static void test_policy_known_answers(void **state) {
 
         (void) state;
         /* PolicyAuthValue alone: the well-known 8fcd21... digest. */
-        assert_int_equal(ba_policy_digest(0, v, true, got), 0);
+        assert_int_equal(ba_policy_digest(0, v, true, NULL, got), 0);
         hex32("8fcd2169ab92694e0c633f1ab772842b8241bbc20288981fc7ac1eddc1fddb0e", want);
         assert_memory_equal(got, want, 32);
 }
@@ -128,12 +128,12 @@ static void test_policy_pcr_by_hand(void **state) {
         assert_int_equal(ba_sha256((const struct ba_iovec[]) { { v[7], 32 }, { v[15], 32 } }, 2, pcrd), 0);
         assert_int_equal(ba_sha256((const struct ba_iovec[]) { { zero, 32 }, { cc_sel, sizeof(cc_sel) },
                                                                { pcrd, 32 } }, 3, want), 0);
-        assert_int_equal(ba_policy_digest(1u << 7 | 1u << 15, v, false, got), 0);
+        assert_int_equal(ba_policy_digest(1u << 7 | 1u << 15, v, false, NULL, got), 0);
         assert_memory_equal(got, want, 32);
         /* Order matters: PCR values are hashed in ascending PCR order. */
         assert_int_equal(ba_pcr_digest(1u << 7 | 1u << 15, v, got), 0);
         assert_memory_equal(got, pcrd, 32);
-        assert_int_equal(ba_policy_digest(1u << 24, v, false, got), -EINVAL);
+        assert_int_equal(ba_policy_digest(1u << 24, v, false, NULL, got), -EINVAL);
 }
 
 static void make_superblock(uint8_t sb[BA_SB_SIZE], const uint8_t *key, size_t key_len) {

@@ -104,6 +104,20 @@ pcr_value() { # PCR -> hex of its sha256 value
 }
 
 sha256_hex() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+zeros64() { printf '0%.0s' {1..64}; }
+sha256_of_hex() { python3 -c 'import hashlib, sys; print(hashlib.sha256(bytes.fromhex(sys.argv[1])).hexdigest())' "$1"; }
+
+# measurement KEYFILE DESCRIPTION [UUID]: what the lock measures for a loaded key (measure.h),
+# computed independently; python reads the key from its file, so it is in no argv.
+measurement() {
+	python3 - "$1" "$2" "${3:-}" <<'PY'
+import hashlib, hmac, sys, uuid
+key = open(sys.argv[1], "rb").read()
+fsid = uuid.UUID(sys.argv[3]).bytes if sys.argv[3] else bytes(16)
+msg = b"btrfs-auth measure v1\0" + sys.argv[2].encode() + b"\0" + fsid
+print(hmac.new(key, msg, hashlib.sha256).hexdigest())
+PY
+}
 
 # ---- superblock images ------------------------------------------------------
 
@@ -145,17 +159,17 @@ case_seal_load() {
 	new_key "$WORK/key"
 
 	step "enroll by NAME creates <config-dir>/NAME.sealed, 0600 in a 0700 directory"
-	expect 0 enroll --key-file "$WORK/key" --pcrs 0,7 --config-dir "$WORK/etc" "$name"
+	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 0,7 --config-dir "$WORK/etc" "$name"
 	[ "$(stat -c %a "$WORK/etc/$name.sealed")" = 600 ] || fail "key file mode is not 0600"
 	[ "$(stat -c %a "$WORK/etc")" = 700 ] || fail "config dir mode is not 0700"
 	assert_no_key_in_output "$WORK/key"
 
 	step "enroll refuses to replace without --force, replaces with it"
 	before=$(sha256sum <"$WORK/etc/$name.sealed")
-	expect 1 enroll --key-file "$WORK/key" --pcrs 7 --config-dir "$WORK/etc" "$name"
+	expect 1 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --config-dir "$WORK/etc" "$name"
 	err_has "already exists"
 	[ "$(sha256sum <"$WORK/etc/$name.sealed")" = "$before" ] || fail "key file changed without --force"
-	expect 0 enroll --force --key-file "$WORK/key" --pcrs 0,7 --config-dir "$WORK/etc" "$name"
+	expect 0 enroll --allow-unmeasured-initramfs --force --key-file "$WORK/key" --pcrs 0,7 --config-dir "$WORK/etc" "$name"
 
 	step "load puts a logon key btrfs:NAME into the chosen keyring"
 	expect 0 load --keyring @s --config-dir "$WORK/etc" "$name"
@@ -177,16 +191,16 @@ case_seal_load() {
 	err_has "user keyring"
 
 	step "key from stdin, path target, NAME from the file name"
-	STDIN=$WORK/key expect 0 enroll --key-file - --pcrs 7 "$WORK/other.sealed"
+	STDIN=$WORK/key expect 0 enroll --allow-unmeasured-initramfs --key-file - --pcrs 7 "$WORK/other.sealed"
 	expect 0 status --no-tpm "$WORK/other.sealed"
 	out_has "btrfs:other"
 
 	step "--generate writes the recovery key once, 0600, never over an existing file"
-	expect 0 enroll --generate --recovery-file "$WORK/recovery.key" --pcrs 7 "$WORK/gen.sealed"
+	expect 0 enroll --allow-unmeasured-initramfs --generate --recovery-file "$WORK/recovery.key" --pcrs 7 "$WORK/gen.sealed"
 	[ "$(stat -c %s:%a "$WORK/recovery.key")" = 32:600 ] || fail "recovery key is not 32 bytes, mode 0600"
 	assert_no_key_in_output "$WORK/recovery.key"
 	before=$(sha256sum <"$WORK/recovery.key")
-	expect 1 enroll --generate --recovery-file "$WORK/recovery.key" --pcrs 7 "$WORK/gen2.sealed"
+	expect 1 enroll --allow-unmeasured-initramfs --generate --recovery-file "$WORK/recovery.key" --pcrs 7 "$WORK/gen2.sealed"
 	err_has "already exists"
 	[ "$(sha256sum <"$WORK/recovery.key")" = "$before" ] || fail "recovery key overwritten"
 	[ ! -e "$WORK/gen2.sealed" ] || fail "a key file was written for a refused enrollment"
@@ -204,13 +218,13 @@ case_srk() {
 	new_key "$WORK/key"
 
 	step "without a persistent SRK the ECC template is created transiently, the same every time"
-	expect 0 enroll --key-file "$WORK/key" --pcrs 7 "$WORK/transient.sealed"
+	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/transient.sealed"
 
 	step "a persistent SRK at 0x81000001 is used when present"
 	tpm2_createprimary -Q -C o -g sha256 -G ecc256:aes128cfb -c "$WORK/srk.ctx"
 	tpm2_evictcontrol -Q -C o -c "$WORK/srk.ctx" 0x81000001
 	tpm2_flushcontext -t # no resource manager on swtpm: free the transient copy
-	expect 0 enroll --key-file "$WORK/key" --pcrs 7 "$WORK/persistent.sealed"
+	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/persistent.sealed"
 	expect 0 load --keyring @s "$WORK/persistent.sealed"
 
 	step "a different persistent key does not hide the transient SRK a file was sealed under"
@@ -240,7 +254,7 @@ case_check_image() {
 	step "enroll --device records the fsid and refuses a key that is not the filesystem's"
 	expect 8 enroll --key-file "$WORK/other" --device "$WORK/a.img" "$WORK/x.sealed"
 	err_has "is not the key of btrfs $u1 on $WORK/a.img"
-	expect 0 enroll --key-file "$WORK/key" --device "$WORK/a.img" --pcrs 7 "$WORK/a.sealed"
+	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --device "$WORK/a.img" --pcrs 7 "$WORK/a.sealed"
 	expect 0 status --no-tpm "$WORK/a.sealed"
 	out_has "$u1"
 
@@ -253,7 +267,7 @@ case_check_image() {
 	err_has "$WORK/b.img holds btrfs $u2, but btrfs:a was enrolled for btrfs $u1"
 
 	step "--check refuses a key that does not authenticate the superblock; nothing is loaded"
-	expect 0 enroll --key-file "$WORK/key" --pcrs 7 "$WORK/nouuid.sealed"
+	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/nouuid.sealed"
 	expect 8 load --check "$WORK/b.img" --keyring @s "$WORK/nouuid.sealed"
 	err_has "The key btrfs:nouuid is not the key of btrfs $u2 on $WORK/b.img"
 	! have_key btrfs:nouuid || fail "a key that failed --check was loaded"
@@ -270,7 +284,7 @@ case_pcr_policy() {
 	local d future
 	start_swtpm
 	new_key "$WORK/key"
-	expect 0 enroll --key-file "$WORK/key" --pcrs 7,8 "$WORK/p.sealed"
+	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7,8 "$WORK/p.sealed"
 	expect 0 status "$WORK/p.sealed"
 	out_has "would unseal now"
 
@@ -287,7 +301,7 @@ case_pcr_policy() {
 	step "--pcr-value seals to a planned future value"
 	d=$(sha256_hex planned-update)
 	future=$("$BA_HELPER" pcr-extend "$(pcr_value 8)" "$d")
-	expect 0 enroll --key-file "$WORK/key" --pcrs 7 --pcr-value "8=$future" "$WORK/f.sealed"
+	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --pcr-value "8=$future" "$WORK/f.sealed"
 	expect 4 load --keyring @s "$WORK/f.sealed"
 	tpm2_pcrextend "8:sha256=$d"
 	expect 0 load --keyring @s "$WORK/f.sealed"
@@ -301,7 +315,7 @@ case_pin() {
 	echo 9999 >"$WORK/badpin"
 	echo 403 >"$WORK/pin403" # SHA-256("403") ends in a zero byte
 
-	STDIN=$WORK/pin expect 0 enroll --pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/pin.sealed"
+	STDIN=$WORK/pin expect 0 enroll --allow-unmeasured-initramfs --pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/pin.sealed"
 	expect 0 status "$WORK/pin.sealed"
 	out_has "required"
 	out_has "would unseal now with the right PIN"
@@ -352,7 +366,7 @@ case_pin() {
 	err_has "cancelled"
 
 	step "PIN-only policy, and a PIN whose hash ends in zero"
-	STDIN=$WORK/pin403 expect 0 enroll --pin --pin-from stdin --key-file "$WORK/key" --pcrs none "$WORK/z.sealed"
+	STDIN=$WORK/pin403 expect 0 enroll --allow-unmeasured-initramfs --pin --pin-from stdin --key-file "$WORK/key" --pcrs none "$WORK/z.sealed"
 	STDIN=$WORK/pin403 expect 0 load --pin-from stdin --keyring @s "$WORK/z.sealed"
 	STDIN=$WORK/pin expect 5 load --pin-from stdin --keyring @s "$WORK/z.sealed"
 }
@@ -364,7 +378,7 @@ case_lockout() {
 	echo 1234 >"$WORK/pin"
 	echo 9999 >"$WORK/badpin"
 	tpm2_dictionarylockout --setup-parameters --max-tries=3 --recovery-time=1000 --lockout-recovery-time=1000
-	STDIN=$WORK/pin expect 0 enroll --pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/pin.sealed"
+	STDIN=$WORK/pin expect 0 enroll --allow-unmeasured-initramfs --pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/pin.sealed"
 
 	step "wrong PINs until the TPM locks out (max-tries 3)"
 	for i in 1 2 3 4 5; do
@@ -394,7 +408,7 @@ case_corrupt() {
 	local size k off step_size=1 sealed=$WORK/c.sealed
 	start_swtpm
 	new_key "$WORK/key"
-	expect 0 enroll --key-file "$WORK/key" --pcrs 7 "$sealed"
+	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$sealed"
 	size=$(stat -c %s "$sealed")
 	[ -z "${BA_WRAP:-}" ] || step_size=37 # valgrind is slow; every 37th length still crosses every record
 
@@ -449,15 +463,18 @@ case_lock() {
 	local expected
 	start_swtpm
 	new_key "$WORK/key"
-	expect 0 enroll --key-file "$WORK/key" --pcrs 7 --lock-pcr 15 "$WORK/lk.sealed"
+	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --lock-pcr 15 "$WORK/lk.sealed"
 	expect 0 status --no-tpm "$WORK/lk.sealed"
 	out_has "Lock PCR:         15"
 
-	step "load --lock loads, then extends PCR 15 with the documented measurement"
-	expect 0 load --lock --keyring @s "$WORK/lk.sealed"
+	step "load --lock loads, then measures the key into PCR 15 and locks it, as documented"
+	expect 0 load --lock --keyring @s --state-dir "$WORK/run" "$WORK/lk.sealed"
 	have_key btrfs:lk || fail "key not loaded"
 	err_has "Extended PCR 15"
-	expected=$("$BA_HELPER" pcr-extend "$(printf '0%.0s' {1..64})" "$(sha256_hex btrfs-auth-lock-v1)")
+	m=$(measurement "$WORK/key" btrfs:lk)
+	[ "$(tr -d '\n' <"$WORK/run/lk.measure")" = "$m" ] || fail "lk.measure is not HMAC(key, label, description, fsid)"
+	expected=$("$BA_HELPER" pcr-extend "$(zeros64)" "$(sha256_of_hex "$m")")
+	expected=$("$BA_HELPER" pcr-extend "$expected" "$(sha256_hex btrfs-auth-lock-v1)")
 	[ "$(pcr_value 15)" = "$expected" ] || fail "PCR 15 is $(pcr_value 15), expected $expected"
 
 	step "a second load in the same boot fails with the policy error, naming the lock"
@@ -466,10 +483,21 @@ case_lock() {
 	err_has "PCR 15 is this key's lock PCR"
 	! have_key btrfs:lk || fail "key loaded after lock"
 
-	step "lock on its own extends again; resettable PCRs are refused"
-	expect 0 lock
+	step "lock on its own measures the recorded keys and extends again; resettable PCRs are refused"
+	expect 0 lock --config-dir "$WORK" --state-dir "$WORK/run"
+	err_has "Measured 1 loaded key into PCR 15"
+	expected=$("$BA_HELPER" pcr-extend "$expected" "$(sha256_of_hex "$m")")
 	expected=$("$BA_HELPER" pcr-extend "$expected" "$(sha256_hex btrfs-auth-lock-v1)")
 	[ "$(pcr_value 15)" = "$expected" ] || fail "btrfs-auth lock did not extend PCR 15 as documented"
+
+	step "without --pcr, lock takes the lock PCR every key file names"
+	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --lock-pcr 14 \
+		--config-dir "$WORK/etc14" k14
+	before14=$(pcr_value 14)
+	expect 0 lock --config-dir "$WORK/etc14" --state-dir "$WORK/empty-run"
+	err_has "Measured 0 loaded keys into PCR 14"
+	[ "$(pcr_value 14)" = "$("$BA_HELPER" pcr-extend "$before14" "$(sha256_hex btrfs-auth-lock-v1)")" ] ||
+		fail "lock did not extend the key file's lock PCR 14"
 	expect 2 lock --pcr 16
 	err_has "locality 0"
 	expect 2 enroll --key-file "$WORK/key" --lock-pcr 23 "$WORK/x.sealed"
@@ -491,7 +519,7 @@ case_param_encryption() {
 	echo 5678 >"$WORK/pin"
 
 	step "enroll traffic carries the key encrypted"
-	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/enroll.pcap expect 0 enroll --tcti "pcap:$TCTI" --pin --pin-from stdin \
+	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/enroll.pcap expect 0 enroll --allow-unmeasured-initramfs --tcti "pcap:$TCTI" --pin --pin-from stdin \
 		--key-file "$WORK/key" --pcrs 7 "$WORK/e.sealed"
 	"$BA_HELPER" contains "$WORK/enroll.pcap" 00000153 || fail "capture holds no TPM2_Create: nothing was captured"
 	! "$BA_HELPER" contains "$WORK/enroll.pcap" "$k" || fail "the key crossed the TPM bus in clear during enroll"
@@ -509,7 +537,7 @@ case_param_encryption() {
 		--pin-from stdin --keyring @s "$WORK/e.sealed"
 	err_has "TEST BUILD"
 	"$BA_HELPER" contains "$WORK/noenc.pcap" "$k" || fail "key not visible without encryption: the capture check is blind"
-	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/noenc-enroll.pcap BIN=$BA_TOOL_NOENC expect 0 enroll --tcti "pcap:$TCTI" \
+	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/noenc-enroll.pcap BIN=$BA_TOOL_NOENC expect 0 enroll --allow-unmeasured-initramfs --tcti "pcap:$TCTI" \
 		--pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/n.sealed"
 	"$BA_HELPER" contains "$WORK/noenc-enroll.pcap" "$k" || fail "key not visible in an unencrypted TPM2_Create"
 }
@@ -518,7 +546,7 @@ case_no_tpm() {
 	local start elapsed port late
 	new_key "$WORK/key"
 	start_swtpm
-	expect 0 enroll --key-file "$WORK/key" --pcrs 7 "$WORK/k.sealed"
+	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/k.sealed"
 	stop_swtpm
 
 	step "a device TCTI that never appears: bounded wait, exit 3"
@@ -595,7 +623,7 @@ case_recovery() {
 	C=(--config-dir "$etc")
 
 	step "enroll with a recovery passphrase: the file records scrypt and AES-256-GCM, never the passphrase"
-	STDIN=$WORK/pass expect 0 enroll "${C[@]}" --key-file "$WORK/key" --uuid "$u" --pcrs 7 --lock-pcr 15 \
+	STDIN=$WORK/pass expect 0 enroll --allow-unmeasured-initramfs "${C[@]}" --key-file "$WORK/key" --uuid "$u" --pcrs 7 --lock-pcr 15 \
 		--recovery-passphrase --passphrase-from stdin --scrypt-log-n 12 rk
 	err_has "Added a recovery copy of btrfs:rk"
 	! grep -qF 'correct horse' "$etc/rk.sealed" || fail "the passphrase is in the key file"
@@ -688,7 +716,7 @@ case_recovery() {
 	cmp -s "$WORK/new.key" "$WORK/tune-new" || fail "the resumed rekey used another new key"
 	keyctl clear @s
 	expect 0 load "${C[@]}" --keyring @s --check "$WORK/fs.img" rk
-	expect 8 enroll --key-file "$WORK/key" --device "$WORK/fs.img" --pcrs 7 "$WORK/old-key.sealed"
+	expect 8 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --device "$WORK/fs.img" --pcrs 7 "$WORK/old-key.sealed"
 	err_has "is not the key of btrfs $u"
 
 	step "the new key's recovery copy opens with the same passphrase"
@@ -744,7 +772,7 @@ case_provision() {
 	fi
 	[ "$(cat "$WORK/run/root.source")" = provisioned ] || fail "the source is not recorded as provisioned"
 	have_key btrfs:root || fail "the device key is not loaded"
-	expect 8 enroll --key-file "$etc/root.provisioning" --device "$WORK/fs.img" --pcrs 7 "$WORK/x.sealed"
+	expect 8 enroll --allow-unmeasured-initramfs --key-file "$etc/root.provisioning" --device "$WORK/fs.img" --pcrs 7 "$WORK/x.sealed"
 	assert_no_key_in_output "$WORK/tune-new"
 
 	step "later boots unseal from the store and never read the provisioning key"
@@ -767,6 +795,151 @@ case_provision() {
 	err_has "Neither the current nor the new key of btrfs:root authenticates the superblock"
 }
 
+# ---- signed PCR policies (unified kernel images) ----------------------------
+
+MEASURE=/lib/systemd/systemd-measure
+
+# A unified kernel image's sections, for systemd-measure and the replayed stub.
+make_uki_sections() { # DIR PUBKEY
+	mkdir -p "$1"
+	head -c 8192 /dev/urandom >"$1/linux"
+	head -c 4096 /dev/urandom >"$1/initrd"
+	printf 'ID=debian\n' >"$1/osrel"
+	printf 'root=UUID=0 rootflags=auth_key=btrfs:sp' >"$1/cmdline"
+	cp "$2" "$1/pcrpkey"
+}
+
+uki_args() { # DIR: systemd-measure's section options
+	printf '%s\n' "--linux=$1/linux" "--osrel=$1/osrel" "--cmdline=$1/cmdline" "--initrd=$1/initrd" \
+		"--pcrpkey=$1/pcrpkey"
+}
+
+# What systemd-stub measures into PCR 11 when it boots those sections (each section's name with its
+# NUL, then its contents, in the stub's order), then systemd-pcrphase's enter-initrd.
+fake_uki_boot() { # DIR
+	local s
+	for s in linux osrel cmdline initrd pcrpkey; do
+		tpm2_pcrextend "11:sha256=$(printf '.%s\0' "$s" | sha256sum | cut -c1-64)"
+		tpm2_pcrextend "11:sha256=$(sha256sum <"$1/$s" | cut -c1-64)"
+	done
+	tpm2_pcrextend "11:sha256=$(sha256_hex enter-initrd)"
+}
+
+sign_uki() { # DIR PRIVATE PUBLIC OUT: systemd-measure's signature, a trial session on our swtpm
+	local args
+	mapfile -t args < <(uki_args "$1")
+	"$MEASURE" sign "${args[@]}" --bank=sha256 --phase=enter-initrd --private-key="$2" --public-key="$3" \
+		--tpm2-device="$TCTI" >"$4" 2>"$WORK/measure.log" || { cat "$WORK/measure.log" >&2; fail "systemd-measure sign failed"; }
+}
+
+new_rsa_key() { # PRIVATE PUBLIC
+	openssl genrsa -out "$1" 2048 2>/dev/null && openssl rsa -in "$1" -pubout -out "$2" 2>/dev/null ||
+		fail "openssl cannot make an RSA key"
+}
+
+case_signed_policy() {
+	local uki=$WORK/uki args expected m
+	[ -x "$MEASURE" ] || fail "$MEASURE is missing (Debian package systemd 252)"
+	start_swtpm
+	new_key "$WORK/key"
+	new_rsa_key "$WORK/pcr.key" "$WORK/pcr.pem"
+	make_uki_sections "$uki" "$WORK/pcr.pem"
+	sign_uki "$uki" "$WORK/pcr.key" "$WORK/pcr.pem" "$WORK/sig.json"
+	fake_uki_boot "$uki"
+
+	step "the replayed stub measurements give the PCR 11 value systemd-measure signs"
+	mapfile -t args < <(uki_args "$uki")
+	expected=$("$MEASURE" calculate "${args[@]}" --bank=sha256 --phase=enter-initrd | sed -n 's/^11:sha256=//p')
+	[ "$(pcr_value 11)" = "$expected" ] || fail "PCR 11 is $(pcr_value 11), systemd-measure expects $expected"
+
+	step "enroll --signed-policy: PCR 11 signed, PCR 7 sealed, lock PCR 15 by default"
+	expect 0 enroll --key-file "$WORK/key" --signed-policy "$WORK/pcr.pem" --pcrs 7 \
+		--uuid 5e1f0000-0000-4000-8000-000000000011 "$WORK/sp.sealed"
+	expect 0 status --no-tpm "$WORK/sp.sealed"
+	out_has "Signed PCRs:      11"
+	out_has "Lock PCR:         15"
+	out_has "PCR 11 signed  UKI sections"
+	S=(--pcr-signature "$WORK/sig.json" --pcr-public-key "$WORK/pcr.pem")
+
+	step "load and status with the image's signature and public key"
+	expect 0 status "${S[@]}" "$WORK/sp.sealed"
+	out_has "would unseal now"
+	expect 0 load --keyring @s --state-dir "$WORK/run" "${S[@]}" "$WORK/sp.sealed"
+	have_key btrfs:sp || fail "key not loaded"
+	assert_no_key_in_output "$WORK/key"
+	keyctl clear @s
+
+	step "tpm2-tools alone unseal it too while the PCRs hold the signed values (the raw attempt works)"
+	python3 "$BA_SRC_ROOT/tpm-sealing/tests/raw-unseal-inputs.py" "$WORK/sp.sealed" "$WORK/sig.json" "$WORK/raw"
+	sh "$BA_SRC_ROOT/tpm-sealing/tests/raw-unseal.sh" "$WORK/raw" "$WORK/pcr.pem" "$WORK/raw.key" >"$WORK/raw.log" 2>&1 ||
+		{ cat "$WORK/raw.log" >&2; fail "the tpm2-tools unseal failed although the policy holds"; }
+	cmp -s "$WORK/raw.key" "$WORK/key" || fail "tpm2-tools unsealed something else than the key"
+	rm -f "$WORK/raw.key"
+
+	step "bad input, each its own exit code, and the key not loaded"
+	expect 16 load --keyring @s --pcr-signature "$WORK/none.json" --pcr-public-key "$WORK/pcr.pem" "$WORK/sp.sealed"
+	err_has "the PCR signature file $WORK/none.json does not exist"
+	expect 15 load --keyring @s --pcr-public-key "$WORK/pcr.pem" "$WORK/sp.sealed"
+	err_has "did not go through a unified kernel image's systemd-stub"
+	printf '{"sha256": [' >"$WORK/bad.json"
+	expect 17 load --keyring @s --pcr-signature "$WORK/bad.json" --pcr-public-key "$WORK/pcr.pem" "$WORK/sp.sealed"
+	err_has "is malformed: not JSON"
+	new_rsa_key "$WORK/other.key" "$WORK/other.pem"
+	expect 19 load --keyring @s --pcr-signature "$WORK/sig.json" --pcr-public-key "$WORK/other.pem" "$WORK/sp.sealed"
+	err_has "is not the one btrfs:sp was sealed to"
+	# A signature by another key, in a file that names ours: only the TPM can tell.
+	python3 - "$WORK/sig.json" "$WORK/other.key" "$WORK/forged.json" <<'PY'
+import base64, json, subprocess, sys
+sig = json.load(open(sys.argv[1]))
+pol = bytes.fromhex(sig["sha256"][0]["pol"])
+forged = subprocess.run(["openssl", "pkeyutl", "-sign", "-inkey", sys.argv[2], "-pkeyopt", "digest:sha256"],
+                        input=__import__("hashlib").sha256(pol).digest(), capture_output=True, check=True).stdout
+sig["sha256"][0]["sig"] = base64.b64encode(forged).decode()
+json.dump(sig, open(sys.argv[3], "w"))
+PY
+	expect 20 load --keyring @s --pcr-signature "$WORK/forged.json" --pcr-public-key "$WORK/pcr.pem" "$WORK/sp.sealed"
+	err_has "The TPM rejects the PCR signature"
+	! have_key btrfs:sp || fail "a key was loaded on bad input"
+
+	step "the recovery passphrase still opens a key whose signature is missing"
+	printf 'correct horse battery\n' >"$WORK/pass"
+	STDIN=$WORK/pass expect 0 enroll --key-file "$WORK/key" --signed-policy "$WORK/pcr.pem" --pcrs 7 \
+		--recovery-passphrase --passphrase-from stdin --scrypt-log-n 12 "$WORK/rk.sealed"
+	STDIN=$WORK/pass expect 0 load --keyring @s --pcr-public-key "$WORK/pcr.pem" --passphrase-from stdin \
+		--recovery-tries 1 "$WORK/rk.sealed"
+	err_has "Unlocked btrfs:rk with the recovery passphrase"
+	keyctl clear @s
+
+	step "a boot image not signed for this (PCR 11 moves on): no signature, and the TPM refuses the raw attempt"
+	tpm2_pcrextend "11:sha256=$(sha256_hex leave-initrd)"
+	expect 18 load --keyring @s "${S[@]}" "$WORK/sp.sealed"
+	err_has "No signature in $WORK/sig.json for this boot's PCR 11"
+	! sh "$BA_SRC_ROOT/tpm-sealing/tests/raw-unseal.sh" "$WORK/raw" "$WORK/pcr.pem" "$WORK/raw.key" >"$WORK/raw.log" 2>&1 ||
+		fail "tpm2-tools unsealed the key after PCR 11 changed"
+	grep -q 'PolicyAuthorize\|policyauthorize' "$WORK/raw.log" || { cat "$WORK/raw.log" >&2; fail "the raw attempt failed elsewhere than at PolicyAuthorize"; }
+	[ ! -e "$WORK/raw.key" ] || fail "the raw attempt left a key behind"
+
+	step "a signed image but another Secure Boot state (PCR 7): the sealed PCR is named"
+	stop_swtpm
+	start_swtpm
+	fake_uki_boot "$uki"
+	tpm2_pcrextend "7:sha256=$(sha256_hex secure-boot-off)"
+	expect 4 load --keyring @s "${S[@]}" "$WORK/sp.sealed"
+	err_has "PCR 7 differs"
+
+	step "after the lock, the key does not unseal again in this boot"
+	stop_swtpm
+	start_swtpm
+	fake_uki_boot "$uki"
+	expect 0 load --keyring @s --state-dir "$WORK/run2" "${S[@]}" "$WORK/sp.sealed"
+	m=$(measurement "$WORK/key" btrfs:sp 5e1f0000-0000-4000-8000-000000000011)
+	[ "$(tr -d '\n' <"$WORK/run2/sp.measure")" = "$m" ] || fail "sp.measure does not bind the key to its filesystem UUID"
+	expect 0 lock --config-dir "$WORK/none" --state-dir "$WORK/run2"
+	keyctl clear @s
+	expect 4 load --keyring @s "${S[@]}" "$WORK/sp.sealed"
+	err_has "PCR 15 is this key's lock PCR"
+}
+
 # ---- main ---------------------------------------------------------------------
 
 echo "case $CASE${BA_WRAP:+ (under $BA_WRAP)}"
@@ -783,6 +956,7 @@ param-encryption) case_param_encryption ;;
 no-tpm) case_no_tpm ;;
 recovery) case_recovery ;;
 provision) case_provision ;;
+signed-policy) case_signed_policy ;;
 *) fail "unknown case" ;;
 esac
 echo "PASS [$CASE]"
