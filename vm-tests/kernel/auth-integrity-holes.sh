@@ -4,7 +4,11 @@
 # nodatasum, nodatacow, rescue=ignoredatacsums, rescue=ignorebadroots and
 # the v1 space cache (at mount and at remount), chattr +C, and swapfiles.
 # The key in use cannot change: a remount or a second mount naming another
-# key is refused, and the filesystem stays mounted with its key.
+# key is refused, and the filesystem stays mounted with its key.  Only the
+# name is compared: after the payload of the key in use is updated, a
+# remount naming it is accepted, and the filesystem goes on with the payload
+# it read at mount (what the guest writes afterwards verifies on the host
+# with the original key).
 # shellcheck source=include/auth.sh
 source "$BA_VM_TOP/kernel/include/auth.sh"
 
@@ -42,6 +46,13 @@ guest_swap_refused() {
 
 guest_key_unchanged() { grep -E " /mnt btrfs .*auth_key=btrfs:test(,|$)" /proc/mounts; }
 
+# The payload of btrfs:test becomes the other key's.
+guest_update_payload() {
+	local id
+	id=$(keyctl search @u logon btrfs:test) &&
+		printf '%s' "$OTHER" | xxd -r -p | keyctl pupdate "$id"
+}
+
 guest() {
 	local dev
 	dev=$(ba_disk 0)
@@ -72,6 +83,9 @@ guest() {
 	dmesg_mark
 	check swapfile-refused guest_swap_refused
 	expect_dmesg swapfile-says-why 'swapfile refused: swap is written without checksums'
+	check update-key-payload guest_update_payload
+	check remount-same-name-after-update mount -o remount,auth_key=btrfs:test /mnt
+	check key-name-unchanged-after-update guest_key_unchanged
 	check still-writable sh -c 'echo ok >/mnt/after && sync'
 	check umount umount /mnt
 }

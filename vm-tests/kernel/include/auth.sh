@@ -48,3 +48,26 @@ guest_csum_is_hmac() {
 	local f
 	for f in /sys/fs/btrfs/*/checksum; do cat "$f"; done | grep '^hmac(sha256) '
 }
+
+# Guest helper: since the last dmesg_mark, the kernel logged exactly one
+# btrfs error or warning, and it matches ERE.  A refused mount also logs
+# the generic "open_ctree failed", which names no cause and is not counted.
+guest_one_btrfs_error() {
+	local lines
+	lines=$(_ba_dmesg_window | grep -E 'BTRFS (warning|error|critical|alert|emergency)' |
+		grep -Ev 'open_ctree failed(: -?[0-9]+)?$')
+	printf '%s\n' "$lines"
+	[ "$(printf '%s\n' "$lines" | grep -c .)" = 1 ] && printf '%s\n' "$lines" | grep -qE -e "$1"
+}
+
+# Guest helper: mount -o OPTIONS DEV fails and mount(8) shows strerror TEXT
+# (a mount that succeeds is undone, so that the scenario goes on).
+guest_refused_with() {
+	local opts=$1 dev=$2 text=$3 out
+	out=$(mount -t btrfs ${opts:+-o "$opts"} "$dev" /mnt 2>&1) && { umount /mnt; return 1; }
+	echo "$out"
+	echo "$out" | grep -q "$text"
+}
+
+# Guest helper: nothing is mounted on /mnt.
+guest_nothing_mounted() { ! grep -q ' /mnt ' /proc/mounts; }
