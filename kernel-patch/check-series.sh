@@ -1,13 +1,15 @@
 #!/bin/bash
 # Patch-level checks of the kernel series against the pristine Debian tree.
 #
-# usage: check-series.sh applies|checkpatch|build-each
+# usage: check-series.sh applies|checkpatch|build-each|docs
 #   applies     every patch applies in order, without fuzz or offset
 #   checkpatch  scripts/checkpatch.pl --strict of the same tree reports no
 #               error and no warning for any patch
 #   build-each  fs/btrfs builds without warnings after every patch, not
 #               only after the last one
 #               (cached by series hash: it takes minutes)
+#   docs        the documentation the series adds builds with docutils
+#               without a warning or error, and is in its toctree
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../tools/lib.sh"
@@ -100,13 +102,35 @@ check_build_each() {
 	mv "$stamp.tmp" "$stamp"
 }
 
+# The reStructuredText files the series adds, relative to the tree.
+DOCS=(Documentation/filesystems/btrfs-authentication.rst)
+
+check_docs() {
+	local tree=$1 doc out bad=0
+	out=$(check_applies "$tree") || { echo "$out"; return 1; }
+	for doc in "${DOCS[@]}"; do
+		if [ ! -f "$tree/$doc" ]; then
+			echo "FAIL the series does not add $doc"
+			bad=1
+			continue
+		fi
+		(cd "$tree" && python3 "$here/check-rst.py" "$doc") || bad=1
+		if ! grep -qx "   $(basename "$doc" .rst)" "$tree/$(dirname "$doc")/index.rst"; then
+			echo "FAIL $doc is not in the toctree of $(dirname "$doc")/index.rst"
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+
 main() {
 	ba_kernel_resolve
 	case "${1:-}" in
 	applies) scratch_tree && check_applies "$scratch" ;;
 	checkpatch) check_checkpatch ;;
 	build-each) check_build_each ;;
-	*) ba_die "usage: check-series.sh applies|checkpatch|build-each" ;;
+	docs) scratch_tree && check_docs "$scratch" ;;
+	*) ba_die "usage: check-series.sh applies|checkpatch|build-each|docs" ;;
 	esac
 }
 
