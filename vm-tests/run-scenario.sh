@@ -10,6 +10,8 @@
 set -euo pipefail
 # shellcheck source=lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
+# shellcheck source=lib/uefi.sh
+source "$(dirname "$0")/lib/uefi.sh"
 
 usage() {
 	cat <<EOF
@@ -175,6 +177,14 @@ export BA_WORK BA_TO_GUEST BA_FROM_GUEST BA_SCENARIO
 
 rs_disks=() rs_mk_args=() rs_append='' rs_tpm='' rs_qemu_args=() rs_boot_args=()
 BA_TIMEOUT=300 BA_BOOTS=1 BA_MEM=768 BA_NEEDS_PATCHED_PROGS=0 BA_BTRFS_MODULE=patched
+# BA_FIRMWARE=uefi: OVMF with Secure Boot on (BA_UEFI_VARS_FROM: a variable
+# store to start from), booting a UKI of the kernel, the initramfs and the
+# command line signed with the snakeoil db key; keys in $BA_WORK/keys.
+BA_FIRMWARE=seabios BA_UEFI_VARS_FROM=''
+# Under Secure Boot the kernel loads only signed modules: the module under
+# test is signed with the db key unless BA_UEFI_SIGN_MODULE=0.
+# BA_LOAD_MODULE=0: the guest loads it itself (it is in the initramfs).
+BA_UEFI_SIGN_MODULE=1 BA_LOAD_MODULE=1
 # Boots (space-separated numbers) that the host ends itself (run-vm.sh
 # --stop-on, set in host_boot): for them "stopped" counts as passed.
 BA_STOPPED_BOOTS=''
@@ -190,6 +200,8 @@ abi=$(ba_vm_abi)
 BA_KERNEL_ABI=$abi
 export BA_KERNEL_ABI
 btrfs_ko=$(resolve_btrfs_ko)
+BA_BTRFS_KO=$btrfs_ko # the module under test, for host_prepare
+export BA_BTRFS_KO
 resolve_progs
 
 failed=
@@ -208,14 +220,22 @@ trap finish EXIT
 # finish, which keeps the work directory and says where it is.
 trap 'failed="interrupted by a signal"; exit 143' TERM INT
 
+if [ "$BA_FIRMWARE" = uefi ]; then
+	ba_uefi_check
+	ba_uefi_keys "$BA_WORK/keys"
+	BA_SECRETS="$BA_SECRETS keys"
+	if [ -n "$BA_UEFI_VARS_FROM" ]; then cp "$BA_UEFI_VARS_FROM" "$BA_WORK/uefi-vars.fd"
+	else ba_uefi_vars "$BA_WORK/uefi-vars.fd" secureboot; fi
+fi
+
 t=$(ba_now)
 cd "$BA_WORK"
 if declare -F host_prepare >/dev/null; then host_prepare; fi
 cd "$BA_WORK"
 echo "vm-$scenario_name: host_prepare took $(ba_elapsed "$t") s"
 # A VM with a TPM must boot the bzImage (see run-vm.sh), the others boot
-# the faster PVH ELF.
-if [ -n "$rs_tpm" ]; then kernel=$(ba_vm_bzimage "$abi"); else kernel=$(ba_vm_kernel "$abi"); fi
+# the faster PVH ELF; a UKI holds the bzImage, an EFI program.
+if [ -n "$rs_tpm" ] || [ "$BA_FIRMWARE" = uefi ]; then kernel=$(ba_vm_bzimage "$abi"); else kernel=$(ba_vm_kernel "$abi"); fi
 echo "vm-$scenario_name: kernel $abi ($kernel), btrfs.ko $btrfs_ko, mkfs $BA_MKFS"
 
 # The guest part: the scenario's guest and guest_* functions as bash
@@ -231,6 +251,11 @@ busybox sh -n "$BA_WORK/guest-scenario.sh" 2>"$BA_WORK/guest-syntax.log" ||
 	ba_die "the guest part of $scenario_file is not valid busybox sh: $(cat "$BA_WORK/guest-syntax.log")"
 
 keyctl=$(command -v keyctl) || ba_die "keyctl not found; apt-get install keyutils"
+if [ "$BA_FIRMWARE" = uefi ] && [ "$BA_UEFI_SIGN_MODULE" = 1 ]; then
+	ba_uefi_sign_module "$btrfs_ko" "$BA_WORK/btrfs-signed.ko" "$BA_WORK/keys/db.key" "$BA_WORK/keys/db.crt"
+	btrfs_ko=$BA_WORK/btrfs-signed.ko
+fi
+[ "$BA_LOAD_MODULE" = 1 ] || rs_mk_args+=(--no-load-btrfs)
 t=$(ba_now)
 "$BA_VM_LIB/mkinitramfs.sh" --btrfs-ko "$btrfs_ko" --out "$BA_WORK/initrd.img" \
 	--scenario "$BA_WORK/guest-scenario.sh" \
@@ -250,8 +275,18 @@ run_boot() {
 	rs_boot_args=()
 	if declare -F host_boot >/dev/null; then host_boot "$n" || ba_die "host_boot $n failed"; fi
 	vm_args+=("${rs_qemu_args[@]}" "${rs_boot_args[@]}")
-	"$BA_VM_LIB/run-vm.sh" --kernel "$kernel" --initrd "$BA_WORK/initrd.img" \
-		"${vm_args[@]}" --append "ba.boot=$n$rs_append" --timeout "$BA_TIMEOUT" \
+	if [ "$BA_FIRMWARE" = uefi ]; then
+		# The command line run-vm.sh would pass, inside a UKI signed for Secure Boot.
+		"$BA_UKI_TOOL" --linux "$kernel" --initrd "$BA_WORK/initrd.img" --out "$BA_WORK/boot-$n.efi" \
+			--cmdline "$(ba_vm_cmdline "${#rs_disks[@]}" " ba.boot=$n$rs_append")" \
+			--secureboot-private-key "$BA_WORK/keys/db.key" --secureboot-certificate "$BA_WORK/keys/db.crt" \
+			2>"$BA_WORK/uki-$n.log" || ba_die "building the UKI of boot $n failed: $(cat "$BA_WORK/uki-$n.log")"
+		ba_uefi_esp "$BA_WORK/esp.img" "$BA_WORK/boot-$n.efi"
+		vm_args+=(--firmware uefi --uefi-vars "$BA_WORK/uefi-vars.fd" --esp "$BA_WORK/esp.img")
+	else
+		vm_args+=(--kernel "$kernel" --initrd "$BA_WORK/initrd.img" --append "ba.boot=$n$rs_append")
+	fi
+	"$BA_VM_LIB/run-vm.sh" "${vm_args[@]}" --timeout "$BA_TIMEOUT" \
 		--mem "$BA_MEM" --log "$BA_WORK/console-$n.log" --outcome "$BA_WORK/outcome-$n" \
 		"${console_opt[@]}" || true
 	[ -s "$BA_WORK/outcome-$n" ] || ba_die "run-vm.sh gave no outcome for boot $n"

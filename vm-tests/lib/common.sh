@@ -72,6 +72,17 @@ _ba_vm_extract() {
 	mv "$out.tmp.$$" "$out"
 }
 
+# ba_vm_cmdline DISKS APPEND: the kernel command line of every test VM (a
+# UKI for --firmware uefi embeds it).  panic=-1 reboots at once on a
+# panic and -no-reboot turns that into QEMU's exit; oops=panic makes an
+# oops do the same rather than leave a half-dead guest to run into the
+# timeout.  no_timer_check: on an overloaded host TCG's timer interrupts
+# arrive late enough for the kernel's IO-APIC timer check to fail and
+# panic at boot.  DISKS is the number of scenario disks (ba.disks=).
+ba_vm_cmdline() {
+	printf '%s' "console=ttyS0 panic=-1 oops=panic no_timer_check loglevel=4 ba.disks=$1$2"
+}
+
 # Seconds since the epoch with centiseconds, for timing reports.
 ba_now() { date +%s.%N | cut -c1-13; }
 ba_elapsed() { awk -v a="$1" -v b="$(ba_now)" 'BEGIN { printf "%.1f", b - a }'; }

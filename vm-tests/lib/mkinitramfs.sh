@@ -29,11 +29,13 @@ usage: ${0##*/} --btrfs-ko PATH --out FILE.cpio [options]
   --module NAME               one more Debian module (with its dependencies)
                               loaded before btrfs; may be repeated
   --abi ABI                   kernel ABI (default: linux-image-amd64's)
+  --no-load-btrfs             put the btrfs.ko under test in, but let the
+                              scenario load it (its dependencies still load)
 EOF
 	exit 2
 }
 
-btrfs_ko='' out='' scenario='' abi=''
+btrfs_ko='' out='' scenario='' abi='' load_btrfs=1
 binaries=() files=() extra_modules=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--scenario) scenario=${2:?}; shift 2 ;;
 	--module) extra_modules+=("${2:?}"); shift 2 ;;
 	--abi) abi=${2:?}; shift 2 ;;
+	--no-load-btrfs) load_btrfs=0; shift ;;
 	-h|--help) usage ;;
 	*) ba_log "unknown argument '$1'"; usage ;;
 	esac
@@ -191,7 +194,8 @@ build_overlay() {
 	install -m 0755 "$BA_VM_LIB/guest-init.sh" "$stage/init"
 	install -m 0644 "$BA_VM_LIB/guest-lib.sh" "$stage/ba/guest-lib.sh"
 	install -m 0644 "$btrfs_ko" "$stage$moddir/kernel/fs/btrfs/btrfs.ko"
-	printf '%s\n' "${load_order[@]}" "$moddir/kernel/fs/btrfs/btrfs.ko required" >"$stage/ba/modules.order"
+	printf '%s\n' "${load_order[@]}" >"$stage/ba/modules.order"
+	[ "$load_btrfs" = 0 ] || printf '%s\n' "$moddir/kernel/fs/btrfs/btrfs.ko required" >>"$stage/ba/modules.order"
 	printf '%s\n' "$abi" >"$stage/ba/kernel-abi"
 	[ -z "$scenario" ] || install -m 0644 "$scenario" "$stage/ba/scenario.sh"
 	for spec in "${binaries[@]}"; do

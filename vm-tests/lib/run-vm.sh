@@ -18,13 +18,25 @@
 set -euo pipefail
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
+# shellcheck source=uefi.sh
+source "$(dirname "$0")/uefi.sh"
 
 usage() {
 	cat <<EOF
 usage: ${0##*/} --kernel PATH --initrd PATH [options]
+       ${0##*/} --firmware uefi --uefi-vars FILE --esp IMG [options]
+  --firmware seabios|uefi     seabios (default) starts --kernel with --initrd
+                              directly; uefi boots OVMF with Secure Boot
+                              support and SMM (q35), which starts
+                              EFI/BOOT/BOOTX64.EFI from --esp
+  --uefi-vars FILE            OVMF's variable store, written in place (its
+                              keys decide whether Secure Boot is on)
+  --esp IMG                   the EFI system partition, on a SATA disk so
+                              that the virtio disks keep their names
   --disk IMG[,format=F][,serial=S]  attach a virtio disk (vda, vdb, ... in
                               order); serial defaults to ba-diskN, N from 0
-  --append ARGS               more kernel command-line arguments
+  --append ARGS               more kernel command-line arguments (seabios;
+                              a UKI carries its own: ba_vm_cmdline)
   --timeout SECONDS           kill the guest after this long (default 300)
   --log FILE                  console log (default: ./console.log)
   --markers FILE              marker channel (default: LOG with .markers)
@@ -55,11 +67,15 @@ EOF
 
 kernel='' initrd='' append='' timeout=300 log=./console.log markers='' outcome_file=''
 tpm_state='' mem=768 cpu=max show=markers stop_on='' console_input='' poweroff_grace=20
+firmware=seabios uefi_vars='' esp=
 disks=() extra_qemu_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:?}; shift 2 ;;
 	--initrd) initrd=${2:?}; shift 2 ;;
+	--firmware) firmware=${2:?}; shift 2 ;;
+	--uefi-vars) uefi_vars=${2:?}; shift 2 ;;
+	--esp) esp=${2:?}; shift 2 ;;
 	--disk) disks+=("${2:?}"); shift 2 ;;
 	--append) append="$append ${2:?}"; shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
@@ -79,9 +95,20 @@ while [ $# -gt 0 ]; do
 	*) ba_log "unknown argument '$1'"; usage ;;
 	esac
 done
-if [ -z "$kernel" ] || [ -z "$initrd" ]; then usage; fi
-[ -r "$kernel" ] || ba_die "--kernel $kernel: not readable"
-[ -r "$initrd" ] || ba_die "--initrd $initrd: not readable"
+case $firmware in
+seabios)
+	if [ -z "$kernel" ] || [ -z "$initrd" ]; then usage; fi
+	[ -r "$kernel" ] || ba_die "--kernel $kernel: not readable"
+	[ -r "$initrd" ] || ba_die "--initrd $initrd: not readable"
+	;;
+uefi)
+	[ -z "$kernel$initrd$append" ] || ba_die "--firmware uefi boots the ESP's UKI, which has its own kernel, initrd and command line"
+	[ -w "$uefi_vars" ] || ba_die "--uefi-vars $uefi_vars: not a writable file"
+	[ -r "$esp" ] || ba_die "--esp $esp: not readable"
+	[ "${esp//,/}${uefi_vars//,/}" = "$esp$uefi_vars" ] || ba_die "a comma in --esp or --uefi-vars is not supported"
+	;;
+*) ba_die "--firmware: '$firmware' is not seabios or uefi" ;;
+esac
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || ba_die "--timeout wants whole seconds, got '$timeout'"
 [[ $poweroff_grace =~ ^[1-9][0-9]*$ ]] || ba_die "--poweroff-grace wants whole seconds, got '$poweroff_grace'"
 [[ $mem =~ ^[0-9]+$ ]] || ba_die "--mem wants megabytes, got '$mem'"
@@ -282,24 +309,29 @@ judge() {
 	fi
 }
 
-kernel_cmdline() {
-	# panic=-1 reboots at once on a panic and -no-reboot turns that into
-	# QEMU's exit; oops=panic makes an oops do the same rather than leave
-	# a half-dead guest to run into the timeout.  no_timer_check: on an
-	# overloaded host TCG's timer interrupts arrive late enough for the
-	# kernel's IO-APIC timer check to fail and panic at boot.
-	printf '%s' "console=ttyS0 panic=-1 oops=panic no_timer_check loglevel=4 ba.disks=$scenario_disks$append"
+# OVMF with Secure Boot needs SMM, so that only the firmware writes its
+# authenticated variables; q35 has it.  The code is read-only, the
+# variables are the caller's copy.
+add_uefi() {
+	# shellcheck disable=SC2054 # the commas are QEMU's
+	qemu_args+=(-global driver=cfi.pflash01,property=secure,value=on
+		-drive "if=pflash,format=raw,unit=0,file=$BA_OVMF_CODE,readonly=on"
+		-drive "if=pflash,format=raw,unit=1,file=$uefi_vars"
+		-drive "file=$esp,if=none,id=esp,format=raw" -device ide-hd,drive=esp,bus=ide.0,bootindex=0)
 }
 
-qemu_args=(-nodefaults -no-user-config -accel tcg -machine pc -cpu "$cpu"
+machine=pc
+[ "$firmware" = seabios ] || machine=q35,smm=on
+qemu_args=(-nodefaults -no-user-config -accel tcg -machine "$machine" -cpu "$cpu"
 	-smp 1 -m "$mem" -display none -monitor none -no-reboot)
 scenario_disks=0
 add_disks
+[ "$firmware" = seabios ] || add_uefi
 if [ -n "$tpm_state" ]; then
 	# Booted through QEMU's PVH entry next to SeaBIOS's TPM support, the
 	# kernel reads a corrupt ACPI root table (a WARN in __early_ioremap),
 	# then finds no TPM and cannot power off; the bzImage boots fine.
-	[ "$(head -c 4 "$kernel" | od -An -tx1 | tr -d ' ')" != 7f454c46 ] ||
+	[ "$firmware" = uefi ] || [ "$(head -c 4 "$kernel" | od -An -tx1 | tr -d ' ')" != 7f454c46 ] ||
 		ba_die "--tpm-state needs a bzImage kernel (/boot/vmlinuz-*), not the PVH ELF $kernel"
 	start_swtpm
 	# A hardware RNG better than the TPM's, for the kernel's hwrng thread:
@@ -317,8 +349,9 @@ if [ -n "$console_input" ]; then
 else
 	qemu_args+=(-serial "file:$log")
 fi
-qemu_args+=(-serial "file:$markers"
-	-kernel "$kernel" -initrd "$initrd" -append "$(kernel_cmdline)" "${extra_qemu_args[@]}")
+qemu_args+=(-serial "file:$markers")
+[ "$firmware" = uefi ] || qemu_args+=(-kernel "$kernel" -initrd "$initrd" -append "$(ba_vm_cmdline "$scenario_disks" "$append")")
+qemu_args+=("${extra_qemu_args[@]}")
 
 t0=$(ba_now)
 "$qemu" "${qemu_args[@]}" </dev/null >"$log.qemu-stderr" 2>&1 &
