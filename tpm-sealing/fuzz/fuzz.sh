@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs the key-file fuzzer for a bounded time from the committed seeds.
+# Runs a fuzzer (key file, PCR signature file) for a bounded time from the committed seeds.
 #   fuzz.sh FUZZER SEED_DIR SECONDS ARTIFACT_DIR
 # Fails on a crash, a sanitizer report, or a fuzzer that did not run.
 set -euo pipefail

@@ -52,7 +52,7 @@ unsigned ba_boot_chain_coverage(const struct ba_keyfile *kf) {
 
 static const char *missing_parts(unsigned c) {
         if (!(c & BA_COVERS_INITRAMFS) && !(c & BA_COVERS_CMDLINE))
-                return "the initramfs nor the kernel command line";
+                return "the initramfs or the kernel command line";
         return c & BA_COVERS_INITRAMFS ? "the kernel command line" : "the initramfs";
 }
 
@@ -61,8 +61,8 @@ int ba_boot_chain_require(const struct ba_keyfile *kf) {
 
         if (c == BA_COVERS_BOTH)
                 return 0;
-        log_error("Refusing to seal %s to PCRs that measure neither %s: both live on the unauthenticated boot "
-                  "partition, so anyone who can write the disk could change them and still unseal the key.",
+        log_error("Refusing to seal %s to PCRs that do not measure %s, which live on the unauthenticated boot "
+                  "partition: anyone who can write the disk could change them and still unseal the key.",
                   kf->description, missing_parts(c));
         log_error("Booting a unified kernel image: seal to its signed PCR 11 with --signed-policy=PUBKEY.pem. "
                   "Booting with GRUB: include PCRs 8 and 9 (--pcrs=7,8,9), which are all zeros unless the boot "

@@ -37,6 +37,11 @@ static int no_signature(const struct ba_keyfile *kf, const char *given) {
                                 "through a unified kernel image's systemd-stub (no StubPcrKernelImage EFI "
                                 "variable): nothing measured a boot image into PCR 11. Boot the signed UKI, or "
                                 "unlock with the recovery key.", kf->description);
+        if (access("/etc/initrd-release", F_OK) < 0)
+                return log_fail(BA_EXIT_NO_PCR_SIGNATURE, "%s is sealed to signed PCR values, whose signature "
+                                "systemd-stub hands to the initramfs only (%s): after switch-root the key does not "
+                                "unseal (PCR 11 moved on). Give --pcr-signature=FILE to try one.", kf->description,
+                                BA_PCR_SIGNATURE_DEFAULT);
         return log_fail(BA_EXIT_NO_PCR_SIGNATURE, "%s is sealed to signed PCR values, but the unified kernel image "
                         "booted has no PCR signature (no .pcrsig section, so no %s). Sign it with "
                         "'systemd-measure sign --phase=enter-initrd' (btrfs-auth-uki does), or unlock with the "

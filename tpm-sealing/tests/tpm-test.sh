@@ -108,16 +108,8 @@ zeros64() { printf '0%.0s' {1..64}; }
 sha256_of_hex() { python3 -c 'import hashlib, sys; print(hashlib.sha256(bytes.fromhex(sys.argv[1])).hexdigest())' "$1"; }
 
 # measurement KEYFILE DESCRIPTION [UUID]: what the lock measures for a loaded key (measure.h),
-# computed independently; python reads the key from its file, so it is in no argv.
-measurement() {
-	python3 - "$1" "$2" "${3:-}" <<'PY'
-import hashlib, hmac, sys, uuid
-key = open(sys.argv[1], "rb").read()
-fsid = uuid.UUID(sys.argv[3]).bytes if sys.argv[3] else bytes(16)
-msg = b"btrfs-auth measure v1\0" + sys.argv[2].encode() + b"\0" + fsid
-print(hmac.new(key, msg, hashlib.sha256).hexdigest())
-PY
-}
+# computed independently of the tool.
+measurement() { python3 "$BA_SRC_ROOT/tpm-sealing/tests/lock-measurement.py" measurement "$@"; }
 
 # ---- superblock images ------------------------------------------------------
 
@@ -851,6 +843,19 @@ case_signed_policy() {
 	mapfile -t args < <(uki_args "$uki")
 	expected=$("$MEASURE" calculate "${args[@]}" --bank=sha256 --phase=enter-initrd | sed -n 's/^11:sha256=//p')
 	[ "$(pcr_value 11)" = "$expected" ] || fail "PCR 11 is $(pcr_value 11), systemd-measure expects $expected"
+
+	step "a binding that measures neither the initramfs nor the command line is refused unless asked for"
+	expect 2 enroll --key-file "$WORK/key" --pcrs 0,7 "$WORK/weak.sealed"
+	err_has "Refusing to seal btrfs:weak to PCRs that do not measure the initramfs or the kernel command line"
+	# The default binding without a UKI (GRUB's PCRs 8, 9) is refused while they are all zeros ...
+	expect 2 enroll --key-file "$WORK/key" "$WORK/weak.sealed"
+	err_has "do not measure the initramfs or the kernel command line"
+	# ... and while only one of them measured something.
+	tpm2_pcrextend "9:sha256=$(sha256_hex initramfs)"
+	expect 2 enroll --key-file "$WORK/key" "$WORK/weak.sealed"
+	err_has "do not measure the kernel command line"
+	[ ! -e "$WORK/weak.sealed" ] || fail "a refused binding left a key file"
+	expect 0 enroll --key-file "$WORK/key" --pcrs 0,7 --allow-unmeasured-initramfs "$WORK/weak.sealed"
 
 	step "enroll --signed-policy: PCR 11 signed, PCR 7 sealed, lock PCR 15 by default"
 	expect 0 enroll --key-file "$WORK/key" --signed-policy "$WORK/pcr.pem" --pcrs 7 \
