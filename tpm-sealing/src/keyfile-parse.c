@@ -20,7 +20,7 @@ static int __attribute__((format(printf, 3, 4))) pfail(struct parse_ctx *c, int 
         va_list ap;
 
         va_start(ap, fmt);
-        vsnprintf(c->err, c->err_len, fmt, ap);
+        ba_vreason(c->err, c->err_len, code, fmt, ap);
         va_end(ap);
         return code;
 }

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,15 +16,6 @@
 #define RSA_BITS_MIN 2048
 #define RSA_BITS_MAX 4096
 
-static int __attribute__((format(printf, 3, 4))) fail(char *err, size_t err_len, const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-        return -EBADMSG;
-}
-
 /*
  * A signing key with no scheme of its own, as systemd and tpm2-tools load
  * it: the signature brings the scheme.  The exponent is spelled out even
@@ -37,10 +27,10 @@ static int rsa_template(const BIGNUM *n, const BIGNUM *e, TPM2B_PUBLIC *pub, cha
         int bits = BN_num_bits(n), nbytes = BN_num_bytes(n);
 
         if (bits < RSA_BITS_MIN || bits > RSA_BITS_MAX || bits % 8 != 0)
-                return fail(err, err_len, "the RSA key has %d bits; PCR signatures need %d to %d", bits,
+                return ba_reason(err, err_len, -EBADMSG, "the RSA key has %d bits; PCR signatures need %d to %d", bits,
                             RSA_BITS_MIN, RSA_BITS_MAX);
         if (BN_num_bits(e) > 32)
-                return fail(err, err_len, "the RSA public exponent does not fit the TPM's 32 bits");
+                return ba_reason(err, err_len, -EBADMSG, "the RSA public exponent does not fit the TPM's 32 bits");
         memset(pub, 0, sizeof(*pub));
         p->type = TPM2_ALG_RSA;
         p->nameAlg = TPM2_ALG_SHA256;
@@ -51,7 +41,7 @@ static int rsa_template(const BIGNUM *n, const BIGNUM *e, TPM2B_PUBLIC *pub, cha
         p->parameters.rsaDetail.exponent = (UINT32) BN_get_word(e);
         p->unique.rsa.size = (UINT16) nbytes;
         if (BN_bn2binpad(n, p->unique.rsa.buffer, nbytes) != nbytes)
-                return fail(err, err_len, "cannot encode the RSA modulus");
+                return ba_reason(err, err_len, -EBADMSG, "cannot encode the RSA modulus");
         return 0;
 }
 
@@ -84,15 +74,15 @@ static int from_pkey(EVP_PKEY *pk, struct ba_pcr_pubkey *out, char *err, size_t 
         int r;
 
         if (!EVP_PKEY_is_a(pk, "RSA"))
-                return fail(err, err_len, "not an RSA key: systemd-measure signs PCR policies with RSA");
+                return ba_reason(err, err_len, -EBADMSG, "not an RSA key: systemd-measure signs PCR policies with RSA");
         if (!EVP_PKEY_get_bn_param(pk, OSSL_PKEY_PARAM_RSA_N, &n) ||
             !EVP_PKEY_get_bn_param(pk, OSSL_PKEY_PARAM_RSA_E, &e)) {
-                r = fail(err, err_len, "cannot read the RSA modulus and exponent");
+                r = ba_reason(err, err_len, -EBADMSG, "cannot read the RSA modulus and exponent");
                 goto out;
         }
         r = rsa_template(n, e, &out->public, err, err_len);
         if (r == 0 && (tpm_name(&out->public, &out->name) < 0 || fingerprint(pk, out->fingerprint) < 0))
-                r = fail(err, err_len, "cannot compute the key's TPM name and fingerprint");
+                r = ba_reason(err, err_len, -EBADMSG, "cannot compute the key's TPM name and fingerprint");
 out:
         BN_free(n);
         BN_free(e);
@@ -106,14 +96,14 @@ int ba_pcr_pubkey_from_pem(const uint8_t *pem, size_t len, struct ba_pcr_pubkey 
 
         memset(out, 0, sizeof(*out));
         if (len > INT32_MAX)
-                return fail(err, err_len, "too large for a public key");
+                return ba_reason(err, err_len, -EBADMSG, "too large for a public key");
         bio = BIO_new_mem_buf(pem, (int) len);
         if (!bio)
                 return -ENOMEM;
         pk = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
         BIO_free(bio);
         if (!pk)
-                return fail(err, err_len, "not a PEM public key (-----BEGIN PUBLIC KEY-----)");
+                return ba_reason(err, err_len, -EBADMSG, "not a PEM public key (-----BEGIN PUBLIC KEY-----)");
         r = from_pkey(pk, out, err, err_len);
         EVP_PKEY_free(pk);
         return r;

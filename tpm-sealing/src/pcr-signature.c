@@ -23,7 +23,7 @@ static int __attribute__((format(printf, 3, 4))) fail(struct search *s, int code
         va_list ap;
 
         va_start(ap, fmt);
-        vsnprintf(s->err, s->err_len, fmt, ap);
+        ba_vreason(s->err, s->err_len, code, fmt, ap);
         va_end(ap);
         return code;
 }

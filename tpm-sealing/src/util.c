@@ -180,3 +180,17 @@ bool ba_description_valid(const char *desc, size_t len) {
         /* memchr catches embedded NULs that strlen() inside ba_name_valid would hide. */
         return !memchr(desc, '\0', len) && ba_name_valid(name);
 }
+
+int ba_vreason(char *err, size_t err_len, int code, const char *fmt, va_list ap) {
+        vsnprintf(err, err_len, fmt, ap);
+        return code;
+}
+
+int ba_reason(char *err, size_t err_len, int code, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        ba_vreason(err, err_len, code, fmt, ap);
+        va_end(ap);
+        return code;
+}

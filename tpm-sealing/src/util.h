@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,3 +38,7 @@ unsigned ba_popcount(uint32_t v);
 bool ba_name_valid(const char *name);
 /* "btrfs:" followed by a valid NAME. */
 bool ba_description_valid(const char *desc, size_t len);
+
+/* For parsers that say why they refuse: the reason into err (err_len bytes), then code back. */
+int ba_reason(char *err, size_t err_len, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int ba_vreason(char *err, size_t err_len, int code, const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
