@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <string.h>
 
 #include "exit-codes.h"
@@ -18,6 +19,9 @@ int ba_tpm_load_sealed(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR *r
         *ret = ESYS_TR_NONE;
         return log_tpm2_rc(rc, "Loading the sealed key into the TPM (TPM2_Load)");
 }
+
+/* PCR_CHANGED retries: a boot's module loads are over long before this many. */
+#define BA_UNSEAL_ATTEMPTS 10
 
 /* In the order policy.c computes the digest: the signed part, the sealed PCRs, the PIN. */
 static int satisfy_policy(struct ba_tpm *t, ESYS_TR session, const struct ba_keyfile *kf,
@@ -86,6 +90,9 @@ static int unseal_in_session(struct ba_tpm *t, ESYS_TR object, ESYS_TR session, 
         int r;
 
         rc = Esys_Unseal(t->esys, object, session, ESYS_TR_NONE, ESYS_TR_NONE, &data);
+        /* Some PCR was extended after the session's PolicyPCR: nothing is wrong, try again. */
+        if (ba_tpm2_rc_base(rc) == TPM2_RC_PCR_CHANGED)
+                return -EAGAIN;
         /* The caller names the PCRs that differ: more useful than the bare TPM code. */
         if (rc != TSS2_RC_SUCCESS && ba_tpm2_rc_classify(rc) == BA_TPM_ERR_POLICY)
                 return BA_EXIT_POLICY;
@@ -102,18 +109,13 @@ static int unseal_in_session(struct ba_tpm *t, ESYS_TR object, ESYS_TR session, 
         return r == 0 ? 0 : log_fail(BA_EXIT_FAILURE, "Out of memory for the unsealed key.");
 }
 
-int ba_tpm_unseal(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR object, const TPM2B_AUTH *auth,
-                  const struct ba_signed_proof *proof, struct ba_secret *out) {
+/* One policy session, satisfied and used; -EAGAIN when a PCR was extended meanwhile. */
+static int unseal_once(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR object, const TPM2B_AUTH *auth,
+                       const struct ba_signed_proof *proof, struct ba_secret *out) {
         const TPM2B_AUTH empty = { 0 };
         ESYS_TR session = ESYS_TR_NONE;
         int r;
 
-        /*
-         * No PolicyGetDigest check before the Unseal: the TPM compares the
-         * digests itself, and a policy failure neither counts against the
-         * dictionary-attack counter nor reveals anything.  Which PCRs differ
-         * is worked out only when it fails, keeping a boot's load short.
-         */
         r = ba_tpm_start_session(t, TPM2_SE_POLICY, ba_session_attrs_unseal(), &session);
         if (r == 0)
                 r = satisfy_policy(t, session, kf, proof);
@@ -121,10 +123,6 @@ int ba_tpm_unseal(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR object,
                 r = log_fail(BA_EXIT_TPM, "Cannot pass the PIN to the TPM library.");
         if (r == 0)
                 r = unseal_in_session(t, object, session, out);
-        if (r == BA_EXIT_LOCKOUT)
-                report_lockout(t);
-        if (r == BA_EXIT_POLICY)
-                report_policy_failure(t, kf);
         /* Overwrite the library's copy of the PIN hash. */
         (void) Esys_TR_SetAuth(t->esys, object, &empty);
         if (r == 0)
@@ -132,5 +130,38 @@ int ba_tpm_unseal(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR object,
                 (void) Esys_TR_Close(t->esys, &session);
         else
                 ba_tpm_flush(t, &session);
+        return r;
+}
+
+int ba_tpm_unseal(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR object, const TPM2B_AUTH *auth,
+                  const struct ba_signed_proof *proof, struct ba_secret *out) {
+        int r;
+
+        /*
+         * No PolicyGetDigest check before the Unseal: the TPM compares the
+         * digests itself, and a policy failure neither counts against the
+         * dictionary-attack counter nor reveals anything.  Which PCRs differ
+         * is worked out only when it fails, keeping a boot's load short.
+         *
+         * Any PCR extended between a session's PolicyPCR and the Unseal makes
+         * the TPM answer PCR_CHANGED.  In the initramfs that happens: under
+         * Secure Boot the kernel's IMA policy measures every module udev
+         * loads into PCR 10.  A new session then starts over.
+         */
+        for (unsigned attempt = 1;; attempt++) {
+                r = unseal_once(t, kf, object, auth, proof, out);
+                if (r != -EAGAIN)
+                        break;
+                if (attempt == BA_UNSEAL_ATTEMPTS) {
+                        r = log_fail(BA_EXIT_TPM, "Unsealing %s failed %u times because PCRs kept changing while "
+                                     "it ran (something extends PCRs in a loop?).", kf->description, attempt);
+                        break;
+                }
+                log_debug("A PCR changed while unsealing %s; starting over.", kf->description);
+        }
+        if (r == BA_EXIT_LOCKOUT)
+                report_lockout(t);
+        if (r == BA_EXIT_POLICY)
+                report_policy_failure(t, kf);
         return r;
 }
