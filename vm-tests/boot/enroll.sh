@@ -7,9 +7,13 @@
 # BA_ENROLL_KEY (the key file), BA_ENROLL_ARGS (more enroll options),
 # BA_ENROLL_OUT (where the sealed key file goes on the host), BA_ENROLL_PASS
 # (optional: a file with a recovery passphrase to add, one line).
+# BA_ENROLL_FIRMWARE=uefi: the boots are UEFI, Secure Boot, UKI boots, so
+# the enrollment is one too (PCR 7 takes the value of such a boot), and
+# BA_ENROLL_PCR_PUB is the public key PCR 11 is signed with.
 BA_BTRFS_MODULE=stock
 BA_TIMEOUT=180
 BA_MEM=${BA_ENROLL_MEM:-1024}
+BA_FIRMWARE=${BA_ENROLL_FIRMWARE:-seabios}
 
 host_prepare() {
 	vm_tpm
@@ -17,6 +21,7 @@ host_prepare() {
 	vm_guest_binary "$BA_ENROLL_TOOL:/usr/sbin/btrfs-auth"
 	vm_guest_binary "$(ldconfig -p | awk '/libtss2-tcti-device.so.0 / { print $NF; exit }')"
 	install -m 0600 "$BA_ENROLL_KEY" "$BA_TO_GUEST/key"
+	[ -z "${BA_ENROLL_PCR_PUB:-}" ] || install -m 0644 "$BA_ENROLL_PCR_PUB" "$BA_TO_GUEST/pcr.pem"
 	vm_guest_env ENROLL_ARGS "${BA_ENROLL_ARGS:-}"
 	if [ -n "${BA_ENROLL_PASS:-}" ]; then
 		install -m 0600 "$BA_ENROLL_PASS" "$BA_TO_GUEST/pass"

@@ -8,10 +8,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../tools/lib.sh"
 
 # What the booted system needs: systemd as init, udev for the TPM and
-# disks, the libraries btrfs-auth links against, keyctl for the tests.
+# disks, the libraries btrfs-auth links against, keyctl for the tests,
+# tpm2-tools for the tests' raw unseal attempt after switch-root.
 packages=(systemd systemd-sysv udev kmod keyutils util-linux
 	libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-rc0 libtss2-tctildr0
-	libtss2-tcti-device0 libkeyutils1 libssl3)
+	libtss2-tcti-device0 libkeyutils1 libssl3 libjson-c5 tpm2-tools)
 
 build() {
 	local out=$1 codename mirror
