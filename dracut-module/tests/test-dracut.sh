@@ -110,6 +110,7 @@ while read -r lib; do
 	has '\S+' "$L/x86_64-linux-gnu/${lib//./\\.}" "the tool's library $lib"
 done < <(ldd "$tmp/root$tool" | awk '$1 ~ /^lib/ && $3 ~ /^\// { print $1 }')
 
+has '\S+' "$L/modules/$kver/kernel/arch/x86/crypto/sha256-ssse3\\.ko.*" "sha256_ssse3: the root's checksums on SSSE3/AVX2/SHA-NI"
 for ko in /lib/modules/"$kver"/kernel/drivers/char/tpm/*.ko* \
 	/lib/modules/"$kver"/kernel/drivers/char/tpm/*/*.ko*; do
 	[ -f "$ko" ] || continue
