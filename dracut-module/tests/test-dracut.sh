@@ -111,6 +111,11 @@ while read -r lib; do
 done < <(ldd "$tmp/root$tool" | awk '$1 ~ /^lib/ && $3 ~ /^\// { print $1 }')
 
 has '\S+' "$L/modules/$kver/kernel/arch/x86/crypto/sha256-ssse3\\.ko.*" "sha256_ssse3: the root's checksums on SSSE3/AVX2/SHA-NI"
+if lsinitrd -f etc/modprobe.d/btrfs-auth.conf "$tmp/initrd.img" 2>/dev/null | grep -qx 'softdep btrfs pre: sha256_ssse3'; then
+	ok "btrfs.ko loads sha256_ssse3 first"
+else
+	not_ok "no 'softdep btrfs pre: sha256_ssse3' in etc/modprobe.d/btrfs-auth.conf"
+fi
 for ko in /lib/modules/"$kver"/kernel/drivers/char/tpm/*.ko* \
 	/lib/modules/"$kver"/kernel/drivers/char/tpm/*/*.ko*; do
 	[ -f "$ko" ] || continue
