@@ -347,7 +347,8 @@ static int derive_description(const char *path, char **ret) {
         memcpy(name, base, n - slen);
         name[n - slen] = '\0';
         if (!ba_name_valid(name))
-                return usage_error("'%s' is not a valid NAME (letters, digits, _ - . @ +; not starting with .).", name);
+                return usage_error("'%s' is not a valid NAME (letters, digits, _ - . @ +; not starting with . "
+                                   "or -).", name);
         return asprintf(ret, BA_DESCRIPTION_PREFIX "%s", name) < 0 ? -ENOMEM : 0;
 }
 
@@ -374,7 +375,7 @@ static int resolve_target(struct ba_args *a) {
                 return derive_description(a->target, &a->description);
         }
         if (!ba_name_valid(a->target))
-                return usage_error("'%s' is not a valid NAME (letters, digits, _ - . @ +; not starting with .) "
+                return usage_error("'%s' is not a valid NAME (letters, digits, _ - . @ +; not starting with . or -) "
                                    "nor a path.", a->target);
         if (a->description_opt)
                 return usage_error("--description only goes with a key file path; NAME '%s' already names the key.",

@@ -147,26 +147,6 @@ unsigned ba_popcount(uint32_t v) {
         return (unsigned) __builtin_popcount(v);
 }
 
-static bool name_char_ok(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               c == '_' || c == '-' || c == '.' || c == '@' || c == '+';
-}
-
-bool ba_name_valid(const char *name) {
-        size_t n;
-
-        if (!name)
-                return false;
-        n = strlen(name);
-        /* A leading dot would hide the file and collide with our temp files. */
-        if (n == 0 || n > BA_NAME_MAX || name[0] == '.')
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (!name_char_ok(name[i]))
-                        return false;
-        return true;
-}
-
 bool ba_description_valid(const char *desc, size_t len) {
         const size_t plen = strlen(BA_DESCRIPTION_PREFIX);
         char name[BA_NAME_MAX + 1];

@@ -6,13 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "key-name.h"
+
 #define BA_PCR_COUNT 24
 #define BA_PCR_ALL_MASK ((UINT32_C(1) << BA_PCR_COUNT) - 1)
 #define BA_DIGEST_SIZE 32
 #define BA_UUID_SIZE 16
 #define BA_UUID_STRING_MAX 37
 #define BA_DESCRIPTION_PREFIX "btrfs:"
-#define BA_NAME_MAX 200
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -34,8 +35,6 @@ int ba_parse_pcr_list(const char *s, uint32_t *mask);
 void ba_pcr_mask_format(uint32_t mask, char *buf, size_t len);
 unsigned ba_popcount(uint32_t v);
 
-/* A NAME as used in btrfs:NAME and NAME.sealed. */
-bool ba_name_valid(const char *name);
 /* "btrfs:" followed by a valid NAME. */
 bool ba_description_valid(const char *desc, size_t len);
 

@@ -69,6 +69,19 @@ static void test_load_by_name(void **state) {
         assert_null(a.tcti);
         assert_false(a.lock_after);
         ba_args_free(&a);
+        /* What the load unit runs: options, then "--", then the instance. */
+        assert_int_equal(parse_words(&a, "load", "--tpm-wait=30", "--state-dir=/run/btrfs-auth", "--", "root", NULL),
+                         0);
+        assert_string_equal(a.description, "btrfs:root");
+        assert_int_equal(a.tpm_wait, 30);
+        ba_args_free(&a);
+        /* After "--" an instance that looks like an option is a name, and no valid one. */
+        assert_int_equal(parse_words(&a, "load", "--", "--keyring=@s", NULL), BA_EXIT_USAGE);
+        assert_logged("not a valid NAME");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "load", "--", "-x", NULL), BA_EXIT_USAGE);
+        assert_logged("not starting with . or -");
+        ba_args_free(&a);
 }
 
 static void test_load_options(void **state) {

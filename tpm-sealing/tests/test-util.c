@@ -74,6 +74,9 @@ static void test_names(void **state) {
         assert_true(ba_name_valid("home-2_x.y@z+1"));
         assert_false(ba_name_valid(""));
         assert_false(ba_name_valid(".x"));
+        assert_false(ba_name_valid("-x"));             /* would read as an option in the load unit */
+        assert_false(ba_name_valid("--keyring=@s"));
+        assert_true(ba_name_valid("x-"));
         assert_false(ba_name_valid("a/b"));
         assert_false(ba_name_valid("a b"));
         assert_false(ba_name_valid("a:b"));

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "key-name.h"
 #include "log.h"
 #include "mountopts.h"
 
@@ -30,6 +31,13 @@ static int one_option(const char *opt, size_t len, const char *where, struct str
         name = strndup(opt + pl, len - pl);
         if (!name)
                 return -ENOMEM;
+        if (!ba_name_valid(name)) {
+                log_warning("Mount option \"auth_key=btrfs:%s\" for %s names no valid key (letters, digits, "
+                            "_ - . @ +, not starting with . or -); the kernel will refuse the mount, not loading "
+                            "any key for it.", name, where);
+                free(name);
+                return 0;
+        }
         r = strv_add_unique(names, name);
         free(name);
         return r < 0 ? r : 1;

@@ -8,6 +8,7 @@
 #include "cmdline.h"
 #include "escape.h"
 #include "fstab.h"
+#include "key-name.h"
 #include "log.h"
 #include "mountopts.h"
 #include "sources.h"
@@ -147,7 +148,10 @@ int gather_keydir(struct plan *p, const char *keydir) {
 
         for (int i = 0; i < n; i++) {
                 list[i]->d_name[strlen(list[i]->d_name) - strlen(SEALED_SUFFIX)] = '\0';
-                if (r >= 0)
+                if (!ba_name_valid(list[i]->d_name))
+                        log_warning("%s/%s%s is not named after a valid key NAME; btrfs-auth would refuse it, "
+                                    "not loading it.", keydir, list[i]->d_name, SEALED_SUFFIX);
+                else if (r >= 0)
                         r = plan_add_preload(p, list[i]->d_name);
                 free(list[i]);
         }

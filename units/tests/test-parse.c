@@ -101,7 +101,10 @@ static void test_mount_options(void **state) {
         expect_keys("auth_key=btrfs:root", 1, (const char *[]) { "root", NULL });
         expect_keys("ro,auth_key=btrfs:a,compress=zstd,auth_key=btrfs:b,auth_key=btrfs:a", 3,
                     (const char *[]) { "a", "b", NULL });
-        expect_keys("auth_key=btrfs:with:colon-and.dot", 1, (const char *[]) { "with:colon-and.dot", NULL });
+        expect_keys("auth_key=btrfs:with-dash_and.dot@x+y", 1, (const char *[]) { "with-dash_and.dot@x+y", NULL });
+        /* Names btrfs-auth refuses get no load unit: a colon, a leading dash (an option to the tool), a dot. */
+        expect_keys("auth_key=btrfs:with:colon,auth_key=btrfs:-x,auth_key=btrfs:.x,auth_key=btrfs:ok", 1,
+                    (const char *[]) { "ok", NULL });
         /* Malformed: none of these names a key, none crashes. */
         expect_keys("auth_key,auth_key=,auth_key=btrfs:,auth_key=user:x,auth_keyx=btrfs:y,"
                     "xauth_key=btrfs:z,,,auth_key=\"btrfs:q\"", 0, (const char *[]) { NULL });
