@@ -52,7 +52,8 @@ ln -s "$tmp/root$dracutdir/modules.d/91btrfs-auth" "$tmp/dracut/modules.d/"
 
 # A dummy sealed key: the image only carries it.
 head -c 256 /dev/urandom >"$tmp/keys/test.sealed"
-chmod 600 "$tmp/keys/test.sealed"
+head -c 256 /dev/urandom >"$tmp/keys/test.sealed.previous"
+chmod 600 "$tmp/keys/test.sealed" "$tmp/keys/test.sealed.previous"
 echo 'BTRFS_AUTH_TPM_WAIT=20' >"$tmp/keys/btrfs-auth.conf"
 printf 'btrfs_auth_stagedir="%s"\nbtrfs_auth_confdir="%s"\n' "$tmp/root" "$tmp/keys" >"$tmp/dracut.conf"
 
@@ -94,6 +95,7 @@ has '-rwxr-xr-x' "$L/systemd/system-generators/btrfs-auth-generator" "the genera
 has '-rw-r--r--' "$L/systemd/system/btrfs-auth-load@\\.service" "the load unit"
 has '-rw-r--r--' "$L/systemd/system/btrfs-auth-lock\\.service" "the lock unit"
 has '-rw-------' 'etc/btrfs-auth/test\.sealed' "the sealed key, still 0600"
+has '-rw-------' 'etc/btrfs-auth/test\.sealed\.previous' "the previous seal a reseal kept, still 0600"
 has '-rw-r--r--' 'etc/btrfs-auth/btrfs-auth\.conf' "btrfs-auth.conf"
 has '\S+' "$L/x86_64-linux-gnu/libtss2-tcti-device\\.so\\.0" "the device TCTI"
 has '\S+' '(usr/)?bin/systemd-ask-password' "systemd-ask-password, for PINs"

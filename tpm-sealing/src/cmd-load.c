@@ -43,18 +43,19 @@ static int add_to_keyring(const struct ba_args *a, const struct ba_keyfile *kf, 
         return 0;
 }
 
-static int lock_after(const struct ba_args *a, const struct ba_keyfile *kf, const uint8_t m[BA_DIGEST_SIZE]) {
+/* m: the loaded key's measurement, or NULL when the key was unsealed but not loaded. */
+static int lock_after(const struct ba_args *a, const struct ba_keyfile *kf, const uint8_t *m) {
         unsigned pcr = kf->lock_pcr >= 0 ? (unsigned) kf->lock_pcr : BA_LOCK_PCR_DEFAULT;
         struct ba_tpm t;
         int r;
 
         r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
         if (r == 0) {
-                r = ba_lock(&t, UINT32_C(1) << pcr, (const uint8_t (*)[BA_DIGEST_SIZE]) m, 1);
+                r = ba_lock(&t, UINT32_C(1) << pcr, (const uint8_t (*)[BA_DIGEST_SIZE]) m, m ? 1 : 0);
                 ba_tpm_close(&t);
         }
         if (r != 0)
-                return log_fail(r, "The key is loaded, but PCR %u could not be extended: the sealed key stays "
+                return log_fail(r, "The key was unsealed, but PCR %u could not be extended: the sealed key stays "
                                 "unsealable until reboot.", pcr);
         log_info("Extended PCR %u: %s cannot be unsealed again until the next boot.", pcr, kf->description);
         return 0;
@@ -128,7 +129,9 @@ static int load_plain(const struct ba_args *a) {
         if (r != 0)
                 return r;
         r = ba_key_obtain(a, &kf, true, &key, &source, NULL);
-        if (r == 0 && a->check_device)
+        if (r != 0)
+                return r;
+        if (a->check_device)
                 r = ba_device_verify_key(a->check_device, dev.sb, &dev.info, key.data, key.len, kf.description);
         if (r == 0)
                 r = measure(a, &kf, &dev, &key, m);
@@ -137,8 +140,13 @@ static int load_plain(const struct ba_args *a) {
         ba_secret_free(&key);
         if (r == 0)
                 record_source(a, source);
-        if (r == 0 && a->lock_after)
-                r = lock_after(a, &kf, m);
+        /* Unsealed is enough: the TPM must not give the key again this boot, loaded or not. */
+        if (a->lock_after) {
+                int l = lock_after(a, &kf, r == 0 ? m : NULL);
+
+                if (r == 0)
+                        r = l;
+        }
         return r;
 }
 
@@ -186,13 +194,34 @@ static int load_with_store(const struct ba_args *a, const char *store) {
         return r;
 }
 
+/* A key this boot already loaded stays as it is: the TPM may be locked by now, and it is the same key. */
+static bool already_loaded(const struct ba_args *a, const char *description) {
+        key_serial_t id;
+        char buf[32];
+
+        if (ba_keyring_find_logon(description, a->keyring, &id) < 0)
+                return false;
+        log_info("%s is already in the %s (key %d): nothing to unseal.", description,
+                 ba_keyring_name(a->keyring, buf, sizeof(buf)), (int) id);
+        return true;
+}
+
 int ba_cmd_load(const struct ba_args *a) {
         char *store = a->target_is_name ? ba_conf_get(a->config_dir, BA_CONF_STORE) : NULL;
-        int r;
+        struct ba_keyfile kf = { .lock_pcr = -1 };
+        int r = 0;
 
-        if (!store)
-                return load_plain(a);
-        r = load_with_store(a, store);
+        /* A key file path names its key inside; an appliance's key file is in the store, not opened yet. */
+        if (store)
+                snprintf(kf.description, sizeof(kf.description), "%s", a->description);
+        else
+                r = ba_keyfile_load(a->key_path, a->description, &kf);
+        /* --check asks for the unsealed key to be verified, which a loaded logon key cannot be. */
+        if (r == 0 && !a->check_device && already_loaded(a, kf.description))
+                /* --lock still locks: the key may come from a load that did not. */
+                r = a->lock_after ? lock_after(a, &kf, NULL) : 0;
+        else if (r == 0)
+                r = store ? load_with_store(a, store) : load_plain(a);
         free(store);
         return r;
 }

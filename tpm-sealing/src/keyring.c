@@ -48,9 +48,32 @@ int ba_keyring_add_logon(const char *description, const uint8_t *payload, size_t
         /* The kernel's btrfs only looks keys up under this prefix; anything else would never be used. */
         if (!description || strncmp(description, BA_DESCRIPTION_PREFIX, strlen(BA_DESCRIPTION_PREFIX)) != 0)
                 return -EINVAL;
-        id = add_key("logon", description, payload, len, ring);
+        /*
+         * Made in the process keyring, where this process possesses it and
+         * may narrow its permissions, then linked into ring: a key added to
+         * @u straight away is not possessed unless the session keyring links
+         * @u, and its owner alone may not change its permissions.
+         */
+        id = add_key("logon", description, payload, len, KEY_SPEC_PROCESS_KEYRING);
         if (id < 0)
                 return -errno;
+        if (keyctl_setperm(id, BA_LOGON_KEY_PERM) < 0 || keyctl_link(id, ring) < 0) {
+                int r = -errno;
+
+                /* A key others could rewrite is not one to mount with. */
+                (void) keyctl_invalidate(id);
+                return r;
+        }
+        (void) keyctl_unlink(id, KEY_SPEC_PROCESS_KEYRING);
         *ret = id;
+        return 0;
+}
+
+int ba_keyring_find_logon(const char *description, key_serial_t ring, key_serial_t *ret) {
+        long id = keyctl_search(ring, "logon", description, 0);
+
+        if (id < 0)
+                return errno == ENOKEY || errno == ENOENT ? -ENOKEY : -errno;
+        *ret = (key_serial_t) id;
         return 0;
 }

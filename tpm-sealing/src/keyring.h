@@ -11,6 +11,15 @@ int ba_keyring_parse(const char *s, key_serial_t *ret);
 /* Human name for messages: "user keyring" or "keyring 1234". */
 const char *ba_keyring_name(key_serial_t ring, char *buf, size_t len);
 
-/* Adds (or updates) a logon key; refuses descriptions not starting with "btrfs:" (-EINVAL). */
+/*
+ * Adds a logon key and takes write and setattr from everyone: no other
+ * process can update its payload, revoke it or change its permissions
+ * (possessor: view, search, link; owner: view).  Refuses descriptions not
+ * starting with "btrfs:" (-EINVAL).
+ */
+#define BA_LOGON_KEY_PERM (KEY_POS_VIEW | KEY_POS_SEARCH | KEY_POS_LINK | KEY_USR_VIEW)
 int ba_keyring_add_logon(const char *description, const uint8_t *payload, size_t len, key_serial_t ring,
                          key_serial_t *ret);
+
+/* The logon key with this description in ring (or a keyring linked from it): 0, -ENOKEY, or -errno. */
+int ba_keyring_find_logon(const char *description, key_serial_t ring, key_serial_t *ret);

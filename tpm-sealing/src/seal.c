@@ -87,13 +87,18 @@ static bool check_coverage(const struct ba_args *a) {
 
 int ba_seal_to_tpm(const struct ba_args *a, const struct ba_secret *key, const struct ba_secret *auth,
                    struct ba_keyfile *kf) {
+        const TPM2B_NAME recorded = kf->parent_name;
         struct ba_tpm t;
         int r;
 
         r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
         if (r != 0)
                 return r;
-        r = ba_tpm_get_srk(&t, NULL);
+        /*
+         * Resealing or rekeying an existing file: the key goes back to the SRK
+         * the file names, salted to it, never to whatever sits at 0x81000001.
+         */
+        r = ba_tpm_get_srk(&t, kf->parent_name.size ? &recorded : NULL);
         if (r == 0)
                 r = ba_tpm_srk_name(&t, &kf->parent_name);
         if (r == 0)

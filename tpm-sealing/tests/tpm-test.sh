@@ -168,13 +168,19 @@ case_seal_load() {
 	assert_no_key_in_output "$WORK/key"
 	id=$(keyctl search @s logon "btrfs:$name") || fail "btrfs:$name not in the session keyring"
 	desc=$(keyctl rdescribe "$id")
-	[ "$desc" = "logon;0;0;3d010000;btrfs:$name" ] || fail "key is '$desc', expected logon;0;0;3d010000;btrfs:$name"
+	# Possessor: view, search, link; owner: view.  No write, no setattr: nobody updates, revokes or reopens it.
+	[ "$desc" = "logon;0;0;19010000;btrfs:$name" ] || fail "key is '$desc', expected logon;0;0;19010000;btrfs:$name"
+	! printf forged | keyctl pupdate "$id" 2>/dev/null || fail "another process could update the loaded key"
+	! keyctl setperm "$id" 0x3f3f0000 2>/dev/null || fail "another process could change the key's permissions"
 	grep -q "^$(printf '%08x' "$id") .* logon *btrfs:$name: 32\$" /proc/keys || fail "/proc/keys lacks the logon key"
 	! keyctl pipe "$id" >/dev/null 2>&1 || fail "the logon key's payload is readable from userspace"
 
-	step "loading again updates the same key"
-	expect 0 load --keyring session --config-dir "$WORK/etc" "$name"
+	step "loading again finds the key and leaves it, without asking the TPM (which may be locked by then)"
+	stop_swtpm
+	expect 0 load --keyring session --config-dir "$WORK/etc" --tpm-wait 0 "$name"
+	err_has "btrfs:$name is already in the session keyring (key $id)"
 	[ "$(keyctl search @s logon "btrfs:$name")" = "$id" ] || fail "a second key was added"
+	start_swtpm
 
 	step "default keyring is root's user keyring (@u)"
 	expect 0 load --config-dir "$WORK/etc" "$name"
@@ -226,6 +232,14 @@ case_srk() {
 	tpm2_flushcontext -t
 	expect 0 load --keyring @s "$WORK/transient.sealed"
 	have_key btrfs:transient || fail "key sealed under the transient SRK not loaded"
+
+	step "a reseal salts to the SRK the file names, not to the other key now at 0x81000001"
+	name_of() { "$BA_TOOL" status --no-tpm "$1" | sed -n 's/^Parent key name: *//p'; }
+	before=$(name_of "$WORK/transient.sealed")
+	expect 0 reseal --key-file "$WORK/key" --config-dir "$WORK" --no-update-initramfs transient
+	[ "$(name_of "$WORK/transient.sealed")" = "$before" ] || fail "the reseal moved the key under another SRK"
+	keyctl clear @s
+	expect 0 load --keyring @s "$WORK/transient.sealed"
 
 	step "the SRK a file was sealed under is gone: exit 10, named as another TPM or a cleared one"
 	expect 10 load --keyring @s "$WORK/persistent.sealed"
@@ -354,12 +368,14 @@ case_pin() {
 	grep -qx -- "PIN for btrfs:pin: " "$WORK/ask-args" || fail "systemd-ask-password got no prompt"
 	have_key btrfs:pin || fail "key not loaded with the PIN from systemd-ask-password"
 	touch "$WORK/ask-cancel"
+	keyctl clear @s
 	PATH="$WORK/bin:$PATH" expect 5 load --pin-from ask-password --keyring @s "$WORK/pin.sealed"
 	err_has "cancelled"
 
 	step "PIN-only policy, and a PIN whose hash ends in zero"
 	STDIN=$WORK/pin403 expect 0 enroll --allow-unmeasured-initramfs --pin --pin-from stdin --key-file "$WORK/key" --pcrs none "$WORK/z.sealed"
 	STDIN=$WORK/pin403 expect 0 load --pin-from stdin --keyring @s "$WORK/z.sealed"
+	keyctl clear @s
 	STDIN=$WORK/pin expect 5 load --pin-from stdin --keyring @s "$WORK/z.sealed"
 }
 
@@ -501,6 +517,24 @@ case_lock() {
 	stop_swtpm
 	start_swtpm
 	expect 0 load --keyring @s "$WORK/lk.sealed"
+
+	step "the key already loaded: load --lock does not unseal, and still locks"
+	expect 0 load --lock --keyring @s "$WORK/lk.sealed"
+	err_has "btrfs:lk is already in the session keyring"
+	expected=$("$BA_HELPER" pcr-extend "$(zeros64)" "$(sha256_hex btrfs-auth-lock-v1)")
+	[ "$(pcr_value 15)" = "$expected" ] || fail "PCR 15 is $(pcr_value 15): an already loaded key was not locked"
+
+	step "unsealed but refused by --check: the key is not loaded, and still the TPM is locked"
+	keyctl clear @s
+	stop_swtpm
+	start_swtpm
+	new_key "$WORK/key2"
+	"$BA_HELPER" mksb "$WORK/other.img" "$WORK/key2" 11111111-2222-3333-4444-555555555555
+	expect 8 load --lock --keyring @s --check "$WORK/other.img" "$WORK/lk.sealed"
+	! have_key btrfs:lk || fail "a key that does not authenticate the device was loaded"
+	expected=$("$BA_HELPER" pcr-extend "$(zeros64)" "$(sha256_hex btrfs-auth-lock-v1)")
+	[ "$(pcr_value 15)" = "$expected" ] || fail "PCR 15 is $(pcr_value 15): the unsealed key was not locked away"
+	expect 4 load --keyring @s "$WORK/lk.sealed"
 }
 
 case_param_encryption() {
@@ -525,6 +559,7 @@ case_param_encryption() {
 		fail "the PIN crossed the TPM bus"
 
 	step "the same capture without parameter encryption shows the key: the check above can fail"
+	keyctl clear @s
 	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/noenc.pcap BIN=$BA_TOOL_NOENC expect 0 load --tcti "pcap:$TCTI" \
 		--pin-from stdin --keyring @s "$WORK/e.sealed"
 	err_has "TEST BUILD"
@@ -686,6 +721,7 @@ case_recovery() {
 
 	step "reboot into the new state: NAME.sealed unseals, confirm retires .previous"
 	tpm2_pcrextend "7:sha256=$(sha256_hex firmware-update)"
+	keyctl clear @s
 	expect 0 load "${C[@]}" --state-dir "$WORK/run" --keyring @s rk
 	expect 0 confirm "${C[@]}" --state-dir "$WORK/run" rk
 	[ ! -e "$etc/rk.sealed.previous" ] || fail "confirm kept the previous copy"
@@ -779,6 +815,7 @@ case_provision() {
 
 	step "the store's key file deleted: no provisioning key, exit 11; with it, the filesystem refuses it, exit 8"
 	rm "$store/root.sealed"
+	keyctl clear @s
 	expect 11 load "${C[@]}" root
 	err_has "The key store has no root.sealed, and there is no provisioning key"
 	mv "$WORK/prov.hidden" "$etc/root.provisioning"
