@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "args.h"
+#include "conf-file.h"
+#include "conf.h"
 #include "exit-codes.h"
 #include "keyfile.h"
 #include "keyring.h"
@@ -222,7 +224,7 @@ static int parse_recovery_option(struct ba_args *a, int c, const char *arg) {
                 a->recovery_passphrase = true;
                 return 0;
         case OPT_PASSPHRASE_FROM:
-                if (ba_pin_source_parse(arg, &a->pass_from) < 0)
+                if (ba_pin_source_parse(arg, &a->pass_ask.from) < 0)
                         return usage_error("--passphrase-from: '%s' is not one of auto, tty, stdin, ask-password.",
                                            arg);
                 return 0;
@@ -256,7 +258,7 @@ static int parse_recovery_option(struct ba_args *a, int c, const char *arg) {
 static int parse_other_option(struct ba_args *a, int c, const char *arg) {
         switch (c) {
         case OPT_PIN_FROM:
-                if (ba_pin_source_parse(arg, &a->pin_from) < 0)
+                if (ba_pin_source_parse(arg, &a->pin_ask.from) < 0)
                         return usage_error("--pin-from: '%s' is not one of auto, tty, stdin, ask-password.", arg);
                 return 0;
         case OPT_PIN_TRIES:
@@ -454,7 +456,7 @@ static int check_enroll(struct ba_args *a) {
                 return r;
         if (a->pcr_mask == 0 && a->signed_mask == 0 && !a->pin)
                 return usage_error("%s", "Nothing to seal to: choose PCRs (--pcrs) and/or --pin.");
-        if (a->recovery_passphrase && a->pass_from == BA_PIN_FROM_STDIN && a->pin && a->pin_from == BA_PIN_FROM_STDIN)
+        if (a->recovery_passphrase && a->pass_ask.from == BA_PIN_FROM_STDIN && a->pin && a->pin_ask.from == BA_PIN_FROM_STDIN)
                 return usage_error("%s", "The PIN and the recovery passphrase cannot both come from stdin.");
         return 0;
 }
@@ -504,9 +506,7 @@ static void args_init(struct ba_args *a) {
         a->log_level = BA_LOG_INFO;
         a->lock_pcr = -1;
         a->keyring = KEY_SPEC_USER_KEYRING;
-        a->pin_from = BA_PIN_FROM_AUTO;
         a->pin_tries = BA_PIN_TRIES_DEFAULT;
-        a->pass_from = BA_PIN_FROM_AUTO;
         a->recovery_tries = BA_RECOVERY_TRIES_DEFAULT;
         a->scrypt_log_n = BA_RECOVERY_LOG_N_DEFAULT;
         a->update_initramfs = true;
@@ -529,6 +529,19 @@ static int find_command(const char *name, struct ba_args *a, unsigned *bit) {
                         return 0;
                 }
         return usage_error("Unknown command '%s': use enroll, load, lock, status, reseal, confirm or rekey.", name);
+}
+
+/* systemd-ask-password waits as long as the load unit allows for a person (the generator reads the same setting). */
+static void ask_timeout_from_conf(struct ba_args *a) {
+        char *v = ba_conf_get(a->config_dir, BA_CONF_PIN_TIMEOUT);
+        unsigned t;
+
+        if (v && ba_conf_seconds(v, BA_CONF_PIN_TIMEOUT_MAX, &t) == 0)
+                a->pin_ask.timeout = a->pass_ask.timeout = t;
+        else if (v)
+                log_warning("%s/" BA_CONF_FILE ": " BA_CONF_PIN_TIMEOUT " must be a number of seconds from 0 to %u, "
+                            "not '%s'; ignoring it.", a->config_dir, BA_CONF_PIN_TIMEOUT_MAX, v);
+        free(v);
 }
 
 int ba_args_parse(int argc, char **argv, struct ba_args *a) {
@@ -557,6 +570,8 @@ int ba_args_parse(int argc, char **argv, struct ba_args *a) {
                 r = check_name_target(a, argv[1]);
         if (r == 0 && (a->command == BA_CMD_CONFIRM || a->command == BA_CMD_LOCK) && !a->state_dir)
                 a->state_dir = BA_STATE_DIR_DEFAULT;
+        if (r == 0)
+                ask_timeout_from_conf(a);
         return r;
 }
 

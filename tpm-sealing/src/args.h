@@ -62,7 +62,7 @@ struct ba_args {
         const char *check_device;
         key_serial_t keyring;
         bool lock_after;
-        enum ba_pin_source pin_from;
+        struct ba_ask pin_ask;
         unsigned pin_tries;
 
         /* status */
@@ -70,7 +70,7 @@ struct ba_args {
 
         /* recovery passphrase: enroll, load, reseal, rekey */
         bool recovery_passphrase; /* enroll: add a recovery copy */
-        enum ba_pin_source pass_from;
+        struct ba_ask pass_ask;
         unsigned recovery_tries;
         unsigned scrypt_log_n;
         bool pcrs_given;          /* reseal: --pcrs replaces the old selection */

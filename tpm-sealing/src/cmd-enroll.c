@@ -54,7 +54,7 @@ static int add_recovery(const struct ba_args *a, const struct ba_secret *key, st
         struct ba_secret pass = { 0 };
         int r;
 
-        r = ba_passphrase_get(a->pass_from, kf->description, true, &pass);
+        r = ba_passphrase_get(&a->pass_ask, kf->description, BA_ASK_NEW, &pass);
         if (r != 0)
                 return r;
         r = ba_recovery_seal(key, &pass, kf->description, a->scrypt_log_n, &kf->recovery);
@@ -128,7 +128,7 @@ int ba_cmd_enroll(const struct ba_args *a) {
         if (r == 0 && a->recovery_passphrase)
                 r = add_recovery(a, &key, &kf);
         if (r == 0 && a->pin)
-                r = ba_pin_get_auth(a->pin_from, kf.description, true, &auth);
+                r = ba_pin_get_auth(&a->pin_ask, kf.description, BA_ASK_NEW, &auth);
         if (r == 0)
                 r = ba_seal_to_tpm(a, &key, &auth, &kf);
         if (r == 0)

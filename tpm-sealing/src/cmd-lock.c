@@ -3,11 +3,32 @@
 #include <string.h>
 
 #include "commands.h"
+#include "keyring.h"
+#include "pin.h"
+#include "util.h"
 #include "exit-codes.h"
 #include "lock.h"
 #include "log.h"
 #include "measure.h"
 #include "tpm2-pcr.h"
+
+/*
+ * Typed PINs and recovery passphrases that systemd-ask-password cached must
+ * not outlive the initramfs: the booted system could read them for minutes.
+ */
+static void forget_cached_answers(void) {
+        static const char *const names[] = { BA_ASK_KEYNAME_PIN, BA_ASK_KEYNAME_RECOVERY };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                int r = ba_keyring_forget_cached(names[i]);
+
+                if (r > 0)
+                        log_info("Forgot the answers cached as %s in root's user keyring.", names[i]);
+                else if (r < 0)
+                        log_warning("Cannot forget the answers cached as %s in root's user keyring (%s): they expire "
+                                    "on their own within minutes.", names[i], strerror(-r));
+        }
+}
 
 int ba_cmd_lock(const struct ba_args *a) {
         uint32_t pcrs = a->lock_pcr >= 0 ? UINT32_C(1) << a->lock_pcr : ba_lock_pcrs_of(a->config_dir);
@@ -18,6 +39,8 @@ int ba_cmd_lock(const struct ba_args *a) {
         int r;
         /* Unreadable measurements still lock, and then fail: this boot must not go on unnoticed. */
         int unreadable = ba_measurements_read(a->state_dir, &m, &n);
+
+        forget_cached_answers();
 
         r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
         if (r == 0) {

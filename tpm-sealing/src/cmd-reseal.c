@@ -70,7 +70,7 @@ static int get_key(const struct ba_args *a, const struct ba_keyfile *kf, struct 
         if (tpm_locked(a, kf)) {
                 log_info("PCR %d was extended by btrfs-auth lock during this boot, so the TPM no longer unseals "
                          "%s; asking for its recovery passphrase.", kf->lock_pcr, kf->description);
-                return ba_passphrase_unlock(kf, a->pass_from, a->recovery_tries, key, NULL);
+                return ba_passphrase_unlock(kf, &a->pass_ask, a->recovery_tries, key, NULL);
         }
         return ba_key_obtain(a, kf, true, key, &source, NULL);
 }
@@ -129,7 +129,7 @@ static int seal_new(const struct ba_args *a, const struct ba_keyfile *old, const
         kf->has_created = true;
         kf->created = (uint64_t) time(NULL);
         if (kf->pin)
-                r = ba_pin_get_auth(a->pin_from, kf->description, true, &auth);
+                r = ba_pin_get_auth(&a->pin_ask, kf->description, BA_ASK_NEW, &auth);
         if (r == 0)
                 r = ba_seal_to_tpm(&b, key, &auth, kf);
         ba_secret_free(&auth);

@@ -41,12 +41,12 @@ static int unseal_with_pin(const struct ba_args *a, struct ba_tpm *t, const stru
         for (unsigned i = 1;; i++) {
                 struct ba_secret auth = { 0 };
 
-                r = ba_pin_get_auth(a->pin_from, kf->description, false, &auth);
+                r = ba_pin_get_auth(&a->pin_ask, kf->description, i == 1 ? BA_ASK_FIRST : BA_ASK_RETRY, &auth);
                 if (r != 0)
                         return r;
                 r = ba_tpm_unseal(t, kf, obj, (const TPM2B_AUTH *) auth.data, proof, key);
                 ba_secret_free(&auth);
-                if (r != BA_EXIT_BAD_PIN || !ba_pin_source_interactive(a->pin_from) || i >= a->pin_tries)
+                if (r != BA_EXIT_BAD_PIN || !ba_pin_source_interactive(a->pin_ask.from) || i >= a->pin_tries)
                         return r;
                 log_info("%u more PIN attempt%s.", a->pin_tries - i, a->pin_tries - i > 1 ? "s" : "");
         }
@@ -138,7 +138,7 @@ int ba_key_obtain(const struct ba_args *a, const struct ba_keyfile *kf, bool all
                 return r;
         log_info("The TPM did not give %s; asking for its recovery passphrase (%u tr%s).", kf->description,
                  a->recovery_tries, a->recovery_tries > 1 ? "ies" : "y");
-        r = ba_passphrase_unlock(kf, a->pass_from, a->recovery_tries, key, pass);
+        r = ba_passphrase_unlock(kf, &a->pass_ask, a->recovery_tries, key, pass);
         if (r == 0) {
                 *source = BA_SOURCE_RECOVERY;
                 log_info("Unlocked %s with the recovery passphrase. If the boot change was planned, bind the key "

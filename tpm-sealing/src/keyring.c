@@ -69,6 +69,14 @@ int ba_keyring_add_logon(const char *description, const uint8_t *payload, size_t
         return 0;
 }
 
+int ba_keyring_forget_cached(const char *description) {
+        long id = keyctl_search(KEY_SPEC_USER_KEYRING, "user", description, 0);
+
+        if (id < 0)
+                return errno == ENOKEY || errno == ENOENT ? 0 : -errno;
+        return keyctl_invalidate((key_serial_t) id) < 0 ? -errno : 1;
+}
+
 int ba_keyring_find_logon(const char *description, key_serial_t ring, key_serial_t *ret) {
         long id = keyctl_search(ring, "logon", description, 0);
 

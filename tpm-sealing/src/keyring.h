@@ -21,5 +21,12 @@ const char *ba_keyring_name(key_serial_t ring, char *buf, size_t len);
 int ba_keyring_add_logon(const char *description, const uint8_t *payload, size_t len, key_serial_t ring,
                          key_serial_t *ret);
 
+/*
+ * Invalidates the "user" key description in root's user keyring, as
+ * systemd-ask-password --keyname leaves a typed secret there for a few
+ * minutes.  Returns 1 when one was there, 0 when not, or -errno.
+ */
+int ba_keyring_forget_cached(const char *description);
+
 /* The logon key with this description in ring (or a keyring linked from it): 0, -ENOKEY, or -errno. */
 int ba_keyring_find_logon(const char *description, key_serial_t ring, key_serial_t *ret);

@@ -28,25 +28,33 @@ static int read_error(int r, const char *description) {
         }
 }
 
-static int read_one(enum ba_pin_source src, const char *what, const char *description, struct ba_secret *pass) {
-        char prompt[300], id[300];
+static int read_one(const struct ba_ask *ask, const char *what, const char *description, enum ba_ask_mode mode,
+                    struct ba_secret *pass) {
+        char text[300], id[300];
+        struct ba_prompt p = {
+                .text = text,
+                .id = id,
+                .keyname = mode == BA_ASK_NEW ? NULL : BA_ASK_KEYNAME_RECOVERY,
+                .accept_cached = mode == BA_ASK_FIRST,
+        };
         int r;
 
-        snprintf(prompt, sizeof(prompt), "%s passphrase for %s: ", what, description);
+        snprintf(text, sizeof(text), "%s passphrase for %s: ", what, description);
         snprintf(id, sizeof(id), "recovery:%s", description);
-        r = ba_pin_read(src, prompt, id, pass);
+        r = ba_pin_read(ask, &p, pass);
         return r < 0 ? read_error(r, description) : 0;
 }
 
-int ba_passphrase_get(enum ba_pin_source src, const char *description, bool confirm, struct ba_secret *pass) {
+int ba_passphrase_get(const struct ba_ask *ask, const char *description, enum ba_ask_mode mode,
+                      struct ba_secret *pass) {
         struct ba_secret again = { 0 };
         bool same;
         int r;
 
-        r = read_one(src, confirm ? "New recovery" : "Recovery", description, pass);
-        if (r != 0 || !confirm || !ba_pin_source_interactive(src))
+        r = read_one(ask, mode == BA_ASK_NEW ? "New recovery" : "Recovery", description, mode, pass);
+        if (r != 0 || mode != BA_ASK_NEW || !ba_pin_source_interactive(ask->from))
                 return r;
-        r = read_one(src, "Repeat the recovery", description, &again);
+        r = read_one(ask, "Repeat the recovery", description, mode, &again);
         if (r != 0) {
                 ba_secret_free(pass);
                 return r;
@@ -61,12 +69,12 @@ int ba_passphrase_get(enum ba_pin_source src, const char *description, bool conf
 }
 
 /* One attempt: 0, -EACCES (wrong), or an exit code (> 0) after logging. */
-static int try_once(const struct ba_keyfile *kf, enum ba_pin_source src, struct ba_secret *key,
-                    struct ba_secret *keep_pass) {
+static int try_once(const struct ba_keyfile *kf, const struct ba_ask *ask, enum ba_ask_mode mode,
+                    struct ba_secret *key, struct ba_secret *keep_pass) {
         struct ba_secret pass = { 0 };
         int r;
 
-        r = ba_passphrase_get(src, kf->description, false, &pass);
+        r = ba_passphrase_get(ask, kf->description, mode, &pass);
         if (r != 0)
                 return r;
         r = ba_recovery_open(&kf->recovery, &pass, kf->description, key);
@@ -80,15 +88,15 @@ static int try_once(const struct ba_keyfile *kf, enum ba_pin_source src, struct 
         return BA_EXIT_FAILURE;
 }
 
-int ba_passphrase_unlock(const struct ba_keyfile *kf, enum ba_pin_source src, unsigned tries, struct ba_secret *key,
-                         struct ba_secret *keep_pass) {
+int ba_passphrase_unlock(const struct ba_keyfile *kf, const struct ba_ask *ask, unsigned tries,
+                         struct ba_secret *key, struct ba_secret *keep_pass) {
         if (!kf->has_recovery)
                 return log_fail(BA_EXIT_FAILURE, "%s has no recovery copy: it was enrolled without "
                                 "--recovery-passphrase.", kf->description);
-        if (!ba_pin_source_interactive(src) || tries == 0)
+        if (!ba_pin_source_interactive(ask->from) || tries == 0)
                 tries = 1;
         for (unsigned i = 1;; i++) {
-                int r = try_once(kf, src, key, keep_pass);
+                int r = try_once(kf, ask, i == 1 ? BA_ASK_FIRST : BA_ASK_RETRY, key, keep_pass);
 
                 if (r != -EACCES)
                         return r;

@@ -10,10 +10,11 @@
 /*
  * Asks for the recovery passphrase of the key `description` (prompt
  * "Recovery passphrase for btrfs:NAME: ", systemd-ask-password id
- * "btrfs-auth:recovery:btrfs:NAME").  confirm (a new passphrase) asks
- * twice on interactive sources.  Returns an exit code after logging.
+ * "btrfs-auth:recovery:btrfs:NAME"), as mode says: BA_ASK_NEW asks twice
+ * on interactive sources.  Returns an exit code after logging.
  */
-int ba_passphrase_get(enum ba_pin_source src, const char *description, bool confirm, struct ba_secret *pass);
+int ba_passphrase_get(const struct ba_ask *ask, const char *description, enum ba_ask_mode mode,
+                      struct ba_secret *pass);
 
 /*
  * Opens the key file's recovery copy with passphrases asked for up to
@@ -22,5 +23,5 @@ int ba_passphrase_get(enum ba_pin_source src, const char *description, bool conf
  * Returns 0, BA_EXIT_BAD_PASSPHRASE after the last wrong one, or another
  * exit code after logging.
  */
-int ba_passphrase_unlock(const struct ba_keyfile *kf, enum ba_pin_source src, unsigned tries, struct ba_secret *key,
-                         struct ba_secret *keep_pass);
+int ba_passphrase_unlock(const struct ba_keyfile *kf, const struct ba_ask *ask, unsigned tries,
+                         struct ba_secret *key, struct ba_secret *keep_pass);

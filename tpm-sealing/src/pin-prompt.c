@@ -26,19 +26,26 @@ static int pin_error(int r) {
         }
 }
 
-static int read_confirmed(enum ba_pin_source src, const char *description, bool confirm, struct ba_secret *pin) {
+static int read_confirmed(const struct ba_ask *ask, const char *description, enum ba_ask_mode mode,
+                          struct ba_secret *pin) {
         struct ba_secret again = { 0 };
-        char prompt[300];
+        char text[300];
+        struct ba_prompt p = {
+                .text = text,
+                .id = description,
+                .keyname = mode == BA_ASK_NEW ? NULL : BA_ASK_KEYNAME_PIN,
+                .accept_cached = mode == BA_ASK_FIRST,
+        };
         int r;
 
-        snprintf(prompt, sizeof(prompt), "%s for %s: ", confirm ? "New PIN" : "PIN", description);
-        r = ba_pin_read(src, prompt, description, pin);
+        snprintf(text, sizeof(text), "%s for %s: ", mode == BA_ASK_NEW ? "New PIN" : "PIN", description);
+        r = ba_pin_read(ask, &p, pin);
         if (r < 0)
                 return pin_error(r);
-        if (!confirm || !ba_pin_source_interactive(src))
+        if (mode != BA_ASK_NEW || !ba_pin_source_interactive(ask->from))
                 return 0;
-        snprintf(prompt, sizeof(prompt), "Repeat the PIN for %s: ", description);
-        r = ba_pin_read(src, prompt, description, &again);
+        snprintf(text, sizeof(text), "Repeat the PIN for %s: ", description);
+        r = ba_pin_read(ask, &p, &again);
         if (r < 0) {
                 ba_secret_free(pin);
                 return pin_error(r);
@@ -52,11 +59,12 @@ static int read_confirmed(enum ba_pin_source src, const char *description, bool 
         return 0;
 }
 
-int ba_pin_get_auth(enum ba_pin_source src, const char *description, bool confirm, struct ba_secret *auth) {
+int ba_pin_get_auth(const struct ba_ask *ask, const char *description, enum ba_ask_mode mode,
+                    struct ba_secret *auth) {
         struct ba_secret pin = { 0 };
         int r;
 
-        r = read_confirmed(src, description, confirm, &pin);
+        r = read_confirmed(ask, description, mode, &pin);
         if (r != 0)
                 return r;
         r = ba_secret_new(auth, sizeof(TPM2B_AUTH));

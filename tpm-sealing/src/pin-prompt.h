@@ -8,7 +8,7 @@
 
 /*
  * Asks for the PIN of the key `description` and leaves its TPM2B_AUTH in
- * *auth (secret memory).  confirm asks twice when the source is
- * interactive.  Returns an exit code after logging.
+ * *auth (secret memory), asking as mode says.  Returns an exit code after logging.
  */
-int ba_pin_get_auth(enum ba_pin_source src, const char *description, bool confirm, struct ba_secret *auth);
+int ba_pin_get_auth(const struct ba_ask *ask, const char *description, enum ba_ask_mode mode,
+                    struct ba_secret *auth);

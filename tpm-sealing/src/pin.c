@@ -90,35 +90,51 @@ out:
         return r;
 }
 
-static void exec_ask_password(int out_fd, const char *prompt, const char *id) {
-        char id_arg[256];
+static void exec_ask_password(int out_fd, unsigned timeout, const struct ba_prompt *p) {
+        char id_arg[256], keyname_arg[64], timeout_arg[32];
+        const char *argv[8];
+        size_t n = 0;
 
-        snprintf(id_arg, sizeof(id_arg), "--id=btrfs-auth:%s", id);
+        argv[n++] = "systemd-ask-password";
+        argv[n++] = "--icon=drive-harddisk";
+        snprintf(id_arg, sizeof(id_arg), "--id=btrfs-auth:%s", p->id);
+        argv[n++] = id_arg;
+        if (timeout > 0) {
+                snprintf(timeout_arg, sizeof(timeout_arg), "--timeout=%u", timeout);
+                argv[n++] = timeout_arg;
+        }
+        if (p->keyname) {
+                snprintf(keyname_arg, sizeof(keyname_arg), "--keyname=%s", p->keyname);
+                argv[n++] = keyname_arg;
+                if (p->accept_cached)
+                        argv[n++] = "--accept-cached";
+        }
+        argv[n++] = p->text;
+        argv[n] = NULL;
         if (dup2(out_fd, STDOUT_FILENO) < 0)
                 _exit(127);
-        execlp("systemd-ask-password", "systemd-ask-password", "--icon=drive-harddisk", id_arg, prompt,
-               (char *) NULL);
+        execvp(argv[0], (char *const *) argv);
         _exit(127);
 }
 
-static int read_ask_password(const char *prompt, const char *id, struct ba_secret *pin) {
-        int p[2], status, r;
+static int read_ask_password(unsigned timeout, const struct ba_prompt *p, struct ba_secret *pin) {
+        int fd[2], status, r;
         pid_t pid;
 
-        if (pipe2(p, O_CLOEXEC) < 0)
+        if (pipe2(fd, O_CLOEXEC) < 0)
                 return -errno;
         pid = fork();
         if (pid < 0) {
                 r = -errno;
-                close(p[0]);
-                close(p[1]);
+                close(fd[0]);
+                close(fd[1]);
                 return r;
         }
         if (pid == 0)
-                exec_ask_password(p[1], prompt, id);
-        close(p[1]);
-        r = read_line(p[0], pin);
-        close(p[0]);
+                exec_ask_password(fd[1], timeout, p);
+        close(fd[1]);
+        r = read_line(fd[0], pin);
+        close(fd[0]);
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
                         return -errno;
@@ -127,7 +143,8 @@ static int read_ask_password(const char *prompt, const char *id, struct ba_secre
         return r;
 }
 
-int ba_pin_read(enum ba_pin_source src, const char *prompt, const char *id, struct ba_secret *pin) {
+int ba_pin_read(const struct ba_ask *ask, const struct ba_prompt *p, struct ba_secret *pin) {
+        enum ba_pin_source src = ask->from;
         int r;
 
         r = ba_secret_new(pin, BA_PIN_MAX);
@@ -137,13 +154,13 @@ int ba_pin_read(enum ba_pin_source src, const char *prompt, const char *id, stru
                 src = isatty(STDIN_FILENO) ? BA_PIN_FROM_TTY : BA_PIN_FROM_ASK_PASSWORD;
         switch (src) {
         case BA_PIN_FROM_TTY:
-                r = read_tty(prompt, pin);
+                r = read_tty(p->text, pin);
                 break;
         case BA_PIN_FROM_STDIN:
                 r = read_line(STDIN_FILENO, pin);
                 break;
         default:
-                r = read_ask_password(prompt, id, pin);
+                r = read_ask_password(ask->timeout, p, pin);
                 break;
         }
         if (r < 0)

@@ -44,7 +44,7 @@ static int get_passphrase(struct ba_rekey *k) {
         if (k->pass.data || !k->old.has_recovery)
                 return 0;
         log_info("The new key gets a recovery copy under the same passphrase as the current one.");
-        r = ba_passphrase_unlock(&k->old, k->a->pass_from, k->a->recovery_tries, &check, &k->pass);
+        r = ba_passphrase_unlock(&k->old, &k->a->pass_ask, k->a->recovery_tries, &check, &k->pass);
         ba_secret_free(&check);
         return r;
 }
@@ -67,7 +67,7 @@ static int seal_pending(struct ba_rekey *k) {
                                                     &k->pending.recovery) < 0)
                 return log_fail(BA_EXIT_FAILURE, "Cannot encrypt the recovery copy of the new key.");
         if (k->old.pin)
-                r = ba_pin_get_auth(k->a->pin_from, k->old.description, true, &auth);
+                r = ba_pin_get_auth(&k->a->pin_ask, k->old.description, BA_ASK_NEW, &auth);
         if (r == 0)
                 r = ba_seal_to_tpm(&b, &k->new_key, &auth, &k->pending);
         ba_secret_free(&auth);
@@ -121,7 +121,7 @@ static int resume_pending(struct ba_rekey *k) {
                 return 0;
         r = ba_key_unseal(k->a, &k->pending, &k->new_key);
         if (r != 0 && k->pending.has_recovery)
-                r = ba_passphrase_unlock(&k->pending, k->a->pass_from, k->a->recovery_tries, &k->new_key, NULL);
+                r = ba_passphrase_unlock(&k->pending, &k->a->pass_ask, k->a->recovery_tries, &k->new_key, NULL);
         return r;
 }
 

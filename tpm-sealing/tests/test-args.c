@@ -97,7 +97,7 @@ static void test_load_options(void **state) {
         assert_string_equal(a.check_device, "/dev/vda2");
         assert_true(a.lock_after);
         assert_string_equal(a.tcti, "swtpm:port=1");
-        assert_int_equal(a.pin_from, BA_PIN_FROM_STDIN);
+        assert_int_equal(a.pin_ask.from, BA_PIN_FROM_STDIN);
         ba_args_free(&a);
         assert_int_equal(parse_words(&a, "load", "--keyring=12345", "./x.sealed", NULL), 0);
         assert_int_equal(a.keyring, 12345);
@@ -296,7 +296,7 @@ static void test_recovery_options(void **state) {
         assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--recovery-passphrase", "--passphrase-from=stdin",
                                      "--scrypt-log-n=12", "root", NULL), 0);
         assert_true(a.recovery_passphrase);
-        assert_int_equal(a.pass_from, BA_PIN_FROM_STDIN);
+        assert_int_equal(a.pass_ask.from, BA_PIN_FROM_STDIN);
         assert_int_equal(a.scrypt_log_n, 12);
         ba_args_free(&a);
         assert_int_equal(parse_words(&a, "load", "root", NULL), 0);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "crypto.h"
 #include "fileio.h"
 #include "raw-key.h"
@@ -277,6 +278,33 @@ static void test_pin_auth(void **state) {
         assert_null(pin.data);
 }
 
+/* The generator reads the same file the same way (units/tests/test-parse.c); one parser, common/conf-file.c. */
+static void test_conf_file(void **state) {
+        char dir[] = "/tmp/ba-test-conf-XXXXXX", path[64];
+        char *v;
+        FILE *f;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        assert_null(ba_conf_get(dir, "BTRFS_AUTH_STORE"));
+        snprintf(path, sizeof(path), "%s/btrfs-auth.conf", dir);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("# BTRFS_AUTH_STORE=/commented\n; BTRFS_AUTH_STORE=/also\n"
+              "  BTRFS_AUTH_UPDATE_INITRAMFS = \"/bin/update one\"  \n"
+              "BTRFS_AUTH_STORE_FSTYPE='vfat'\nBTRFS_AUTH_STORE_FSTYPE=ext4\nBTRFS_AUTH_STOREX=no\n", f);
+        fclose(f);
+        assert_null(ba_conf_get(dir, "BTRFS_AUTH_STORE"));
+        v = ba_conf_get(dir, "BTRFS_AUTH_UPDATE_INITRAMFS");
+        assert_string_equal(v, "/bin/update one");
+        free(v);
+        v = ba_conf_get(dir, "BTRFS_AUTH_STORE_FSTYPE");
+        assert_string_equal(v, "ext4");
+        free(v);
+        unlink(path);
+        rmdir(dir);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_hex_uuid),
@@ -290,6 +318,7 @@ int main(void) {
                 cmocka_unit_test(test_atomic_files),
                 cmocka_unit_test(test_pin_auth),
                 cmocka_unit_test(test_key_read_and_generate),
+                cmocka_unit_test(test_conf_file),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -353,19 +353,31 @@ case_pin() {
 		have_key btrfs:pin || fail "key not loaded with the PIN from the terminal"
 	fi
 
-	step "PIN through systemd-ask-password"
-	mkdir -p "$WORK/bin"
+	step "PIN through systemd-ask-password: the configured timeout, a cached answer first, then the person"
+	mkdir -p "$WORK/bin" "$WORK/askconf"
+	# A cached answer (--accept-cached) is a stale, wrong PIN here.
 	cat >"$WORK/bin/systemd-ask-password" <<-EOS
 		#!/bin/sh
-		printf '%s\n' "\$@" >"$WORK/ask-args"
+		n=\$(ls "$WORK"/ask-args.* 2>/dev/null | wc -l)
+		printf '%s\n' "\$@" >"$WORK/ask-args.\$((n + 1))"
 		[ -e "$WORK/ask-cancel" ] && exit 1
-		echo 1234
+		case " \$* " in *" --accept-cached "*) echo 9999 ;; *) echo 1234 ;; esac
 	EOS
 	chmod +x "$WORK/bin/systemd-ask-password"
+	printf 'BTRFS_AUTH_PIN_TIMEOUT = 123\n' >"$WORK/askconf/btrfs-auth.conf"
 	keyctl clear @s
-	PATH="$WORK/bin:$PATH" expect 0 load --pin-from ask-password --keyring @s "$WORK/pin.sealed"
-	grep -qx -- "--id=btrfs-auth:btrfs:pin" "$WORK/ask-args" || fail "systemd-ask-password got no --id"
-	grep -qx -- "PIN for btrfs:pin: " "$WORK/ask-args" || fail "systemd-ask-password got no prompt"
+	tpm2_dictionarylockout --clear-lockout # the wrong PINs above
+	PATH="$WORK/bin:$PATH" expect 0 load --config-dir "$WORK/askconf" --pin-from ask-password --keyring @s \
+		"$WORK/pin.sealed"
+	for f in "$WORK/ask-args.1" "$WORK/ask-args.2"; do
+		grep -qx -- "--id=btrfs-auth:btrfs:pin" "$f" || fail "systemd-ask-password got no --id"
+		grep -qx -- "PIN for btrfs:pin: " "$f" || fail "systemd-ask-password got no prompt"
+		grep -qx -- "--timeout=123" "$f" || fail "systemd-ask-password did not get BTRFS_AUTH_PIN_TIMEOUT"
+		grep -qx -- "--keyname=btrfs-auth-pin" "$f" || fail "systemd-ask-password got no --keyname"
+	done
+	grep -qx -- "--accept-cached" "$WORK/ask-args.1" || fail "the first PIN prompt does not accept a cached PIN"
+	! grep -qx -- "--accept-cached" "$WORK/ask-args.2" || fail "after a wrong PIN the cached one was offered again"
+	[ ! -e "$WORK/ask-args.3" ] || fail "systemd-ask-password ran more than twice"
 	have_key btrfs:pin || fail "key not loaded with the PIN from systemd-ask-password"
 	touch "$WORK/ask-cancel"
 	keyctl clear @s
@@ -497,6 +509,14 @@ case_lock() {
 	expected=$("$BA_HELPER" pcr-extend "$expected" "$(sha256_of_hex "$m")")
 	expected=$("$BA_HELPER" pcr-extend "$expected" "$(sha256_hex btrfs-auth-lock-v1)")
 	[ "$(pcr_value 15)" = "$expected" ] || fail "btrfs-auth lock did not extend PCR 15 as documented"
+
+	step "lock forgets the PINs and passphrases systemd-ask-password cached in root's user keyring"
+	keyctl link @u @s # as the lock unit's KeyringMode=shared does
+	USER_KEYS+=("$(printf cached-secret | keyctl padd user btrfs-auth-recovery @u)")
+	expect 0 lock --config-dir "$WORK" --state-dir "$WORK/run"
+	err_has "Forgot the answers cached as btrfs-auth-recovery"
+	! keyctl search @u user btrfs-auth-recovery >/dev/null 2>&1 || fail "the cached passphrase outlived the lock"
+	keyctl unlink @u @s >/dev/null
 
 	step "without --pcr, lock takes the lock PCR every key file names"
 	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --lock-pcr 14 \

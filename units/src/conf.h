@@ -3,9 +3,6 @@
 
 #include <stdbool.h>
 
-#define TPM_WAIT_DEFAULT 30
-#define TPM_WAIT_MAX 600
-#define PIN_TIMEOUT_MAX 3600
 
 /* The settings of the optional /etc/btrfs-auth/btrfs-auth.conf that shape
  * the units.  The file is EnvironmentFile-style KEY=VALUE lines, so the

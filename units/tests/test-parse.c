@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cmdline.h"
+#include "conf-file.h"
 #include "conf.h"
 #include "fstab.h"
 #include "mountopts.h"
@@ -151,13 +152,13 @@ static void test_conf(void **state) {
                       "BTRFS_AUTH_TPM_WAIT=\n;BTRFS_AUTH_TPM_WAIT=5\nBTRFS_AUTH_PIN_TIMEOUT=3601\n"
                       "BTRFS_AUTH_TPM_WAIT\n");
         assert_false(c.set);
-        assert_int_equal(c.tpm_wait, TPM_WAIT_DEFAULT);
+        assert_int_equal(c.tpm_wait, BA_CONF_TPM_WAIT_DEFAULT);
         assert_int_equal(c.pin_timeout, 0);
         assert_int_equal(conf_start_timeout(&c), 60);
 
         conf_read("/nonexistent/btrfs-auth.conf", &c);
         assert_false(c.set);
-        assert_int_equal(c.tpm_wait, TPM_WAIT_DEFAULT);
+        assert_int_equal(c.tpm_wait, BA_CONF_TPM_WAIT_DEFAULT);
 }
 
 int main(void) {
