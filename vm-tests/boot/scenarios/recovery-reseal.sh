@@ -13,12 +13,16 @@
 #      keeps the old file as root.sealed.previous and runs the initramfs
 #      update command, which here hands the files to the host; the host
 #      rebuilds the initramfs with them.
-#   3. Unattended: root.sealed unseals; "btrfs-auth confirm root" retires
-#      root.sealed.previous.
+#   3. The old firmware again (no SMBIOS serial: the state enrolled first),
+#      before any confirm: root.sealed does not unseal, root.sealed.previous
+#      (which the initramfs carries) does, unattended; "btrfs-auth confirm
+#      root" refuses and keeps it.
+#   4. The new firmware, unattended: root.sealed unseals; "btrfs-auth
+#      confirm root" retires root.sealed.previous.
 # The passphrase must appear in no console log and in no journal.
 ENROLL_ARGS="--pcrs=0,1,2,4,7 --lock-pcr=15 --allow-unmeasured-initramfs --scrypt-log-n=15"
 RECOVERY=1
-BOOT_PLAN=fail-closed,recovery-reseal,resealed
+BOOT_PLAN=fail-closed,recovery-reseal,previous,resealed
 FAIL_CLOSED_PATTERNS=(
 	'btrfs-auth\[[0-9]+\]: .*PCR 1 differs from the value sealed to'
 	'btrfs-auth\[[0-9]+\]: .*Wrong recovery passphrase for btrfs:root; 2 more tries'
@@ -55,8 +59,8 @@ typing() {
 }
 
 scenario_boot_args() {
-	boot_extra_args+=(--qemu-arg -smbios --qemu-arg "$SMBIOS")
-	[ "$1" = 3 ] || boot_extra_args+=(--console-input "$(typing "$1")")
+	[ "$1" = 3 ] || boot_extra_args+=(--qemu-arg -smbios --qemu-arg "$SMBIOS")
+	[ "$1" -ge 3 ] || boot_extra_args+=(--console-input "$(typing "$1")")
 }
 
 # The last key files the guest exported (ba-export-keys) into DIR.
@@ -98,7 +102,13 @@ scenario_after_boot() {
 		timed "dracut with the resealed key" make_initramfs
 		;;
 	3)
-		take_key_files 3 "$work/exported"
+		grep -q '^BA-VERDICT: PASS' <(tr -d '\r' <"$work/console-3.markers") || ba_die "boot 3 did not pass"
+		grep -q 'btrfs-auth\[[0-9]*\]: .*Unsealed btrfs:root with its previous sealed copy' "$work/console-3.log" ||
+			ba_die "boot 3 did not unseal root.sealed.previous in the initramfs"
+		step "the old firmware again: root.sealed.previous in the initramfs unsealed, confirm refused"
+		;;
+	4)
+		take_key_files 4 "$work/exported"
 		[ -s "$work/exported/root.sealed" ] || ba_die "the guest exported no root.sealed after confirm"
 		[ ! -e "$work/exported/root.sealed.previous" ] || ba_die "after confirm the guest still has root.sealed.previous"
 		# The journals the guest kept on its root: the passphrase is in none.
