@@ -49,7 +49,8 @@ ba_swtpm_tcp_start() {
 		port=$(ba_free_port_pair)
 		swtpm socket --tpm2 --server "type=tcp,port=$port,bindaddr=127.0.0.1" \
 			--ctrl "type=tcp,port=$((port + 1)),bindaddr=127.0.0.1" \
-			--tpmstate "dir=$dir" --flags not-need-init,startup-clear --log "file=$log" &
+			--tpmstate "dir=$dir" --flags not-need-init,startup-clear --log "file=$log" \
+			</dev/null >/dev/null 2>&1 & # never the caller's stdout: meson waits for it to close
 		BA_SWTPM_PID=$!
 		for _ in $(seq 50); do
 			kill -0 "$BA_SWTPM_PID" 2>/dev/null || break # port taken: try another

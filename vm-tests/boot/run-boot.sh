@@ -94,6 +94,7 @@ mkdir -p "$work" "$logdir"
 passed=0
 cleanup() {
 	ba_swtpm_tcp_stop
+	ba_uefi_signing_tpm_stop
 	# The key file is a test secret; never leave it behind on success.
 	if [ "$passed" = 1 ] && [ "$keep" = 0 ]; then
 		rm -rf "$work"
@@ -244,10 +245,10 @@ boot_cmdline() {
 # on a throwaway swtpm.
 make_uki() {
 	local out=$1 cmdline=${2:-$(ba_vm_cmdline 0 " $(boot_cmdline)")}
-	[ -n "${BA_SWTPM_TCTI:-}" ] || ba_uefi_signing_tpm "$work/signing-tpm"
+	ba_uefi_signing_tpm "$work/signing-tpm"
 	"$BA_UKI_TOOL" --linux "${4:-$kernel}" --initrd "${3:-$work/initrd.img}" --cmdline "$cmdline" \
 		--os-release "$work/root/etc/os-release" --out "$out" \
-		--pcr-private-key "$work/keys/pcr.key" --pcr-public-key "$work/keys/pcr.pem" --tpm2-device "$BA_SWTPM_TCTI" \
+		--pcr-private-key "$work/keys/pcr.key" --pcr-public-key "$work/keys/pcr.pem" --tpm2-device "$BA_SIGNING_TCTI" \
 		--secureboot-private-key "$work/keys/db.key" --secureboot-certificate "$work/keys/db.crt" \
 		2>"$out.log" || ba_die "building the UKI $out failed: $(tail -n 3 "$out.log")"
 }
