@@ -89,12 +89,12 @@ ba_uefi_signing_tpm() {
 	ba_swtpm_tcp_start "$1" "$1/swtpm.log" || ba_die "the swtpm for systemd-measure did not start"
 	# Its own variables: a scenario may start (and stop) the machine's swtpm meanwhile.
 	BA_SIGNING_TCTI=$BA_SWTPM_TCTI BA_SIGNING_PID=$BA_SWTPM_PID
-	BA_SWTPM_TCTI= BA_SWTPM_PID=
+	BA_SWTPM_TCTI='' BA_SWTPM_PID=''
 }
 
 ba_uefi_signing_tpm_stop() {
 	[ -n "${BA_SIGNING_PID:-}" ] || return 0
 	kill "$BA_SIGNING_PID" 2>/dev/null || true
 	wait "$BA_SIGNING_PID" 2>/dev/null || true
-	BA_SIGNING_PID= BA_SIGNING_TCTI=
+	BA_SIGNING_PID='' BA_SIGNING_TCTI=''
 }
