@@ -25,7 +25,8 @@ enum {
         C_RESEAL = 1 << 4,
         C_CONFIRM = 1 << 5,
         C_REKEY = 1 << 6,
-        C_ALL = C_ENROLL | C_LOAD | C_LOCK | C_STATUS | C_RESEAL | C_CONFIRM | C_REKEY,
+        C_UNPROVISION = 1 << 7,
+        C_ALL = C_ENROLL | C_LOAD | C_LOCK | C_STATUS | C_RESEAL | C_CONFIRM | C_REKEY | C_UNPROVISION,
         C_UNLOCK = C_LOAD | C_RESEAL | C_REKEY, /* commands that may need the key */
         C_FILES = C_ENROLL | C_LOAD | C_STATUS | C_RESEAL | C_CONFIRM | C_REKEY,
 };
@@ -48,7 +49,7 @@ static const struct {
         { { "quiet", no_argument, NULL, 'q' }, C_ALL },
         { { "tcti", required_argument, NULL, OPT_TCTI }, C_ALL },
         { { "tpm-wait", required_argument, NULL, OPT_TPM_WAIT }, C_ALL },
-        { { "config-dir", required_argument, NULL, OPT_CONFIG_DIR }, C_FILES | C_LOCK },
+        { { "config-dir", required_argument, NULL, OPT_CONFIG_DIR }, C_FILES | C_LOCK | C_UNPROVISION },
         { { "key-file", required_argument, NULL, OPT_KEY_FILE }, C_ENROLL | C_RESEAL | C_REKEY },
         { { "generate", no_argument, NULL, OPT_GENERATE }, C_ENROLL },
         { { "recovery-file", required_argument, NULL, OPT_RECOVERY_FILE }, C_ENROLL | C_REKEY },
@@ -95,6 +96,7 @@ static const struct {
         { "reseal", BA_CMD_RESEAL, C_RESEAL },
         { "confirm", BA_CMD_CONFIRM, C_CONFIRM },
         { "rekey", BA_CMD_REKEY, C_REKEY },
+        { "unprovision", BA_CMD_UNPROVISION, C_UNPROVISION },
 };
 
 static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...) {
@@ -482,11 +484,11 @@ static int check_name_target(const struct ba_args *a, const char *cmd) {
 }
 
 static int check_command(struct ba_args *a, int npos) {
-        int want = a->command == BA_CMD_LOCK ? 0 : 1;
+        int want = a->command == BA_CMD_LOCK || a->command == BA_CMD_UNPROVISION ? 0 : 1;
         static const char *const names[] = { [BA_CMD_ENROLL] = "enroll", [BA_CMD_LOAD] = "load",
                                              [BA_CMD_LOCK] = "lock", [BA_CMD_STATUS] = "status",
                                              [BA_CMD_RESEAL] = "reseal", [BA_CMD_CONFIRM] = "confirm",
-                                             [BA_CMD_REKEY] = "rekey" };
+                                             [BA_CMD_REKEY] = "rekey", [BA_CMD_UNPROVISION] = "unprovision" };
 
         if (npos != want)
                 return usage_error("'btrfs-auth %s' takes %s.", names[a->command],
@@ -528,7 +530,8 @@ static int find_command(const char *name, struct ba_args *a, unsigned *bit) {
                         *bit = commands[i].bit;
                         return 0;
                 }
-        return usage_error("Unknown command '%s': use enroll, load, lock, status, reseal, confirm or rekey.", name);
+        return usage_error("Unknown command '%s': use enroll, load, lock, status, reseal, confirm, rekey or "
+                           "unprovision.", name);
 }
 
 /* systemd-ask-password waits as long as the load unit allows for a person (the generator reads the same setting). */
@@ -606,6 +609,9 @@ void ba_usage(FILE *f) {
               "  confirm NAME      after a boot that unsealed the new NAME.sealed: drop NAME.sealed.previous\n"
               "  rekey NAME        give the filesystem a new key (offline, resumable): --device=DEV\n"
               "                    [--key-file=OLD] [--new-key-file=NEW|--recovery-file=FILE] [--btrfstune=PATH]\n"
+              "  unprovision       appliance images: delete the TPM's record of this machine's first boot\n"
+              "                    (BTRFS_AUTH_PROVISION_NV; owner authorization), so that a freshly written\n"
+              "                    image provisions again\n"
               "Recovery: enroll --recovery-passphrase [--scrypt-log-n=N]; load, reseal, rekey fall back to it\n"
               "  (--recovery-tries=N, default 3; --passphrase-from=auto|tty|stdin|ask-password).\n"
               "  reseal, confirm and rekey update the initramfs unless --no-update-initramfs.\n"
@@ -619,6 +625,8 @@ void ba_usage(FILE *f) {
               "  9 keyring failure, 10 other TPM error, 11 no key file, 12 device unreadable,\n"
               "  13 wrong recovery passphrase, 14 btrfstune failed; signed PCR policies: 15 not booted\n"
               "  through a UKI, 16 no PCR signature, 17 malformed signature file, 18 no signature for\n"
-              "  this boot's PCRs, 19 wrong or missing PCR public key, 20 signature rejected by the TPM.\n"
+              "  this boot's PCRs, 19 wrong or missing PCR public key, 20 signature rejected by the TPM;\n"
+              "  appliance images: 30 key store and the TPM's first-boot record disagree, 31 the TPM's\n"
+              "  NV index is not btrfs-auth's, 32 the root is not the image the boot image was built for.\n"
               "See btrfs-auth(8).\n", f);
 }

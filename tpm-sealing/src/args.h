@@ -26,6 +26,7 @@ enum ba_command {
         BA_CMD_RESEAL,
         BA_CMD_CONFIRM,
         BA_CMD_REKEY,
+        BA_CMD_UNPROVISION,
 };
 
 #define BA_STATE_DIR_DEFAULT "/run/btrfs-auth"

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "conf.h"
+#include "crypto.h"
 #include "exit-codes.h"
 #include "fileio.h"
 #include "key-source.h"
@@ -15,6 +16,7 @@
 #include "lock.h"
 #include "log.h"
 #include "measure.h"
+#include "provision-record.h"
 #include "provision.h"
 #include "store.h"
 #include "tpm2-pcr.h"
@@ -115,7 +117,23 @@ static int measure(const struct ba_args *a, const struct ba_keyfile *kf, const s
         return 0;
 }
 
-static int load_plain(const struct ba_args *a) {
+/* An appliance's store key file must hold the key the TPM recorded at the first boot. */
+static int check_recorded(const struct ba_secret *key, const uint8_t *expected_id, const char *path) {
+        uint8_t id[BA_DIGEST_SIZE];
+
+        if (!expected_id)
+                return 0;
+        if (ba_key_id_digest(key, id) < 0)
+                return log_fail(BA_EXIT_FAILURE, "Cannot compute the key id (libcrypto failure).");
+        if (ba_digest_equal(id, expected_id, BA_DIGEST_SIZE))
+                return 0;
+        return log_fail(BA_EXIT_PROVISIONED, "%s unseals, but not to the key this machine's first boot recorded in "
+                        "the TPM: someone sealed their own key to this TPM and put the file there. The key is not "
+                        "loaded.", path);
+}
+
+/* expected_id: the key id the TPM's provisioning record names, or NULL. */
+static int load_plain(const struct ba_args *a, const uint8_t *expected_id) {
         struct ba_secret key = { 0 };
         struct device_state dev = { 0 };
         enum ba_key_source source = BA_SOURCE_NONE;
@@ -131,7 +149,8 @@ static int load_plain(const struct ba_args *a) {
         r = ba_key_obtain(a, &kf, true, &key, &source, NULL);
         if (r != 0)
                 return r;
-        if (a->check_device)
+        r = check_recorded(&key, expected_id, a->key_path);
+        if (r == 0 && a->check_device)
                 r = ba_device_verify_key(a->check_device, dev.sb, &dev.info, key.data, key.len, kf.description);
         if (r == 0)
                 r = measure(a, &kf, &dev, &key, m);
@@ -151,13 +170,13 @@ static int load_plain(const struct ba_args *a) {
 }
 
 /* First boot of an image: no NAME.sealed in the store yet. */
-static int load_provisioned(const struct ba_args *a, const struct ba_args *b) {
+static int load_provisioned(const struct ba_args *a, const struct ba_args *b, struct ba_prov_index *idx) {
         struct ba_secret key = { 0 };
         uint8_t m[BA_DIGEST_SIZE];
         struct ba_keyfile kf;
         int r;
 
-        r = ba_provision(a, b, &key);
+        r = ba_provision(a, b, idx, &key);
         if (r == 0)
                 r = ba_keyfile_load(b->key_path, b->description, &kf);
         if (r == 0)
@@ -167,6 +186,29 @@ static int load_provisioned(const struct ba_args *a, const struct ba_args *b) {
         ba_secret_free(&key);
         if (r == 0)
                 record_source(a, BA_SOURCE_PROVISIONED);
+        return r;
+}
+
+/*
+ * With the store open: when the image records its first boot in the TPM
+ * (BTRFS_AUTH_PROVISION_NV), the store's files must agree with the record
+ * before anything is unsealed or provisioned.
+ */
+static int load_from_store(const struct ba_args *a, const struct ba_args *b) {
+        char *nv = ba_conf_get(a->config_dir, BA_CONF_PROVISION_NV);
+        struct ba_prov_index idx = { 0 };
+        int r = 0;
+
+        if (nv)
+                r = ba_prov_index_read(a, nv, &idx);
+        if (r == 0 && nv)
+                r = ba_provision_reconcile(b, &idx);
+        if (r == 0)
+                r = access(b->key_path, F_OK) == 0 ?
+                            load_plain(b, idx.state == BA_PROV_RECORDED ? idx.rec.key_id : NULL) :
+                            load_provisioned(a, b, nv ? &idx : NULL);
+        ba_prov_index_free(&idx);
+        free(nv);
         return r;
 }
 
@@ -187,7 +229,7 @@ static int load_with_store(const struct ba_args *a, const char *store) {
                 r = log_fail(BA_EXIT_FAILURE, "Out of memory.");
         } else {
                 b.key_path = path;
-                r = access(path, F_OK) == 0 ? load_plain(&b) : load_provisioned(a, &b);
+                r = load_from_store(a, &b);
         }
         free(path);
         ba_store_close(&st);
@@ -221,7 +263,7 @@ int ba_cmd_load(const struct ba_args *a) {
                 /* --lock still locks: the key may come from a load that did not. */
                 r = a->lock_after ? lock_after(a, &kf, NULL) : 0;
         else if (r == 0)
-                r = store ? load_with_store(a, store) : load_plain(a);
+                r = store ? load_with_store(a, store) : load_plain(a, NULL);
         free(store);
         return r;
 }

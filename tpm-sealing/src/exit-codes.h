@@ -29,4 +29,8 @@ enum ba_exit {
         BA_EXIT_PCR_NOT_SIGNED = 18, /* no signature for the current PCR values (boot image not signed for this) */
         BA_EXIT_PCR_PUBLIC_KEY = 19, /* PCR public key missing, malformed, or not the one sealed to */
         BA_EXIT_PCR_SIGNATURE_REJECTED = 20, /* the TPM rejects the signature (forged or damaged) */
+        /* Appliance images (30 on, leaving room below): */
+        BA_EXIT_PROVISIONED = 30,      /* the TPM's provisioning record and the key store disagree */
+        BA_EXIT_PROVISION_INDEX = 31,  /* the TPM's NV index is not btrfs-auth's provisioning record */
+        BA_EXIT_IMAGE_DIGEST = 32,     /* the root is not the image the boot image was built for */
 };

@@ -42,6 +42,8 @@ static int run(const struct ba_args *a) {
                 return ba_cmd_confirm(a);
         case BA_CMD_REKEY:
                 return ba_cmd_rekey(a);
+        case BA_CMD_UNPROVISION:
+                return ba_cmd_unprovision(a);
         }
         return BA_EXIT_FAILURE;
 }

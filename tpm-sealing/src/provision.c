@@ -7,9 +7,13 @@
 
 #include "conf.h"
 #include "crypto.h"
+#include "key-source.h"
+#include "keyfile.h"
+#include "image-digest.h"
 #include "exit-codes.h"
 #include "log.h"
 #include "provision.h"
+#include "provision-record.h"
 #include "rekey.h"
 #include "store.h"
 #include "tpm2-pcr.h"
@@ -69,7 +73,81 @@ static int prepare(const struct ba_args *a, struct ba_args *c, char **device, ch
         return ba_wait_for_device(*device, BA_DEVICE_WAIT, "filesystem");
 }
 
-int ba_provision(const struct ba_args *a, const struct ba_args *store, struct ba_secret *key) {
+static bool pending_exists(const struct ba_args *store) {
+        char *path = ba_key_path_with(store, BA_PENDING_SUFFIX);
+        bool exists = path && access(path, F_OK) == 0;
+
+        free(path);
+        return exists;
+}
+
+int ba_provision_reconcile(const struct ba_args *store, const struct ba_prov_index *idx) {
+        bool sealed = access(store->key_path, F_OK) == 0, pending = pending_exists(store);
+        char uuid[BA_UUID_STRING_MAX], *path;
+
+        if (idx->state == BA_PROV_RECORDED) {
+                if (sealed || pending)
+                        return 0;
+                ba_uuid_format(idx->rec.fsid, uuid);
+                return log_fail(BA_EXIT_PROVISIONED, "This machine's first boot is recorded in TPM NV index 0x%08x "
+                                "(filesystem %s), but the key store has no %s: it was emptied. Nothing is "
+                                "provisioned again: restore it from a backup, or provision again on purpose "
+                                "(docs/admin-guide.md, \"Appliance images\").", (unsigned) idx->handle, uuid,
+                                store->key_path);
+        }
+        if (sealed)
+                return log_fail(BA_EXIT_PROVISIONED, "The key store holds %s, but the TPM has no record of this "
+                                "machine's first boot (NV index 0x%08x %s): the record was deleted, the TPM cleared, "
+                                "or someone put the key file there. Refusing it.", store->key_path,
+                                (unsigned) idx->handle, idx->state == BA_PROV_NONE ? "missing" : "never written");
+        if (!pending)
+                return 0;
+        /* The first boot writes the record before it changes the root: without one, the root is as built. */
+        path = ba_key_path_with(store, BA_PENDING_SUFFIX);
+        if (!path || unlink(path) < 0) {
+                log_error_errno(path ? errno : ENOMEM, "Cannot remove %s, which no first boot recorded",
+                                path ? path : "NAME.sealed.new");
+                free(path);
+                return BA_EXIT_FAILURE;
+        }
+        log_warning("Removed %s: no first boot recorded it in the TPM, so it is not this machine's; starting the "
+                    "first boot over.", path);
+        free(path);
+        return 0;
+}
+
+/* The resumed or new key against the TPM's record: the record is the authority on which key the root gets. */
+static int pending_ready(struct ba_rekey *k, void *data) {
+        struct ba_prov_index *idx = data;
+        struct ba_prov_record rec;
+
+        if (ba_key_id_digest(&k->new_key, rec.key_id) < 0)
+                return log_fail(BA_EXIT_FAILURE, "Cannot compute the key id (libcrypto failure).");
+        if (!k->have_pending) {
+                memcpy(rec.fsid, k->info.fsid, BA_UUID_SIZE);
+                return ba_prov_index_write(k->a, idx, &rec);
+        }
+        if (idx->state == BA_PROV_RECORDED && ba_digest_equal(rec.key_id, idx->rec.key_id, BA_DIGEST_SIZE))
+                return 0;
+        return log_fail(BA_EXIT_PROVISIONED, "%s in the key store is not the key this machine's first boot "
+                        "recorded in the TPM: someone put it there. Nothing was changed.", k->pending_path);
+}
+
+/* Only the root the builder made gets a key of this machine's own. */
+static int check_image(const struct ba_args *a, const struct ba_rekey *k, const char *device) {
+        char *digest = ba_conf_get(a->config_dir, BA_CONF_PROVISION_DIGEST);
+        char *size = ba_conf_get(a->config_dir, BA_CONF_PROVISION_SIZE);
+        int r = 0;
+
+        if (digest || size || k->pending_ready)
+                r = ba_image_digest_check(device, digest, size);
+        free(digest);
+        free(size);
+        return r;
+}
+
+int ba_provision(const struct ba_args *a, const struct ba_args *store, struct ba_prov_index *idx,
+                 struct ba_secret *key) {
         struct ba_args c = *store;
         struct ba_rekey k = { .a = &c, .provisioning = true };
         char *device = NULL, *prov = NULL, id[17];
@@ -77,9 +155,21 @@ int ba_provision(const struct ba_args *a, const struct ba_args *store, struct ba
 
         log_info("First boot: the key store has no %s.sealed; giving the filesystem a key of this device's own.",
                  a->target);
+        if (idx) {
+                k.pending_ready = pending_ready;
+                k.pending_data = idx;
+                /* Sealed like the record: to what the image's PCR key signs, besides the literal PCRs. */
+                c.signed_policy_key = a->pcr_public_key ? a->pcr_public_key : ba_pcr_public_key_find();
+                c.signed_mask = BA_PROV_SIGNED_PCRS;
+        } else {
+                log_warning("This image does not record its first boot in the TPM (no " BA_CONF_PROVISION_NV "): "
+                            "whoever empties the key store gets a first boot again.");
+        }
         r = binding(a, &k);
         if (r == 0)
                 r = prepare(a, &c, &device, &prov);
+        if (r == 0 && !pending_exists(store))
+                r = check_image(a, &k, device);
         if (r == 0)
                 r = ba_rekey_run(&k);
         if (r == 0) {

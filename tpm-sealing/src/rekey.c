@@ -210,6 +210,8 @@ int ba_rekey_run(struct ba_rekey *k) {
                 return r;
         k->have_pending = access(k->pending_path, F_OK) == 0;
         r = k->have_pending ? resume_pending(k) : start_pending(k);
+        if (r == 0 && k->pending_ready)
+                r = k->pending_ready(k, k->pending_data);
         if (r == 0)
                 r = change_filesystem(k);
         if (r == 0)

@@ -25,6 +25,12 @@ struct ba_rekey {
         bool provisioning;
         uint32_t provision_pcrs;
         int provision_lock_pcr; /* -1: none */
+        /*
+         * Called once the new key is at hand (sealed into NAME.sealed.new, or
+         * unsealed from it when resuming), before the filesystem changes.
+         */
+        int (*pending_ready)(struct ba_rekey *k, void *data);
+        void *pending_data;
 
         /* state */
         char *pending_path;

@@ -88,8 +88,3 @@ int ba_superblock_verify(const uint8_t sb[BA_SB_SIZE], const uint8_t *key, size_
         explicit_bzero(mac, sizeof(mac));
         return r;
 }
-
-int ba_superblock_sign(uint8_t sb[BA_SB_SIZE], const uint8_t *key, size_t key_len) {
-        memset(sb, 0, BA_SB_CSUM_SIZE);
-        return ba_hmac_sha256(key, key_len, sb + BA_SB_CSUM_SIZE, BA_SB_SIZE - BA_SB_CSUM_SIZE, sb);
-}

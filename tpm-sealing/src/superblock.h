@@ -27,6 +27,3 @@ int ba_superblock_parse(const uint8_t sb[BA_SB_SIZE], struct ba_sb_info *info);
 
 /* 1: HMAC-SHA256(key, sb[32..4095]) equals sb[0..31]; 0: it does not; <0: crypto failure. */
 int ba_superblock_verify(const uint8_t sb[BA_SB_SIZE], const uint8_t *key, size_t key_len);
-
-/* For tests and tools: writes the HMAC into sb[0..31]. */
-int ba_superblock_sign(uint8_t sb[BA_SB_SIZE], const uint8_t *key, size_t key_len);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crypto.h"
 #include "fixture.h"
 
 static void pattern(uint8_t *p, size_t n, uint8_t seed) {
@@ -114,4 +115,9 @@ void ba_fixture_refix(uint8_t *buf, size_t len) {
         buf[15] = (uint8_t) (body >> 24);
         if (ba_keyfile_seal_checksum(buf, len) < 0)
                 abort();
+}
+
+int ba_superblock_sign(uint8_t sb[BA_SB_SIZE], const uint8_t *key, size_t key_len) {
+        memset(sb, 0, BA_SB_CSUM_SIZE);
+        return ba_hmac_sha256(key, key_len, sb + BA_SB_CSUM_SIZE, BA_SB_SIZE - BA_SB_CSUM_SIZE, sb);
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "keyfile.h"
+#include "superblock.h"
 
 /* Key files with made-up TPM blobs (no key inside), consistent enough to pass every check. */
 enum {
@@ -23,3 +24,6 @@ uint8_t *ba_fixture_bytes(int variant, size_t *len);
 
 /* Header length field and trailer checksum made to fit len again, as a forger would. */
 void ba_fixture_refix(uint8_t *buf, size_t len);
+
+/* A superblock made to verify with key: the HMAC written into sb[0..31], as mkfs.btrfs would. */
+int ba_superblock_sign(uint8_t sb[BA_SB_SIZE], const uint8_t *key, size_t key_len);

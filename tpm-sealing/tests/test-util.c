@@ -16,6 +16,7 @@
 
 #include "conf.h"
 #include "crypto.h"
+#include "fixture.h"
 #include "fileio.h"
 #include "raw-key.h"
 #include "keyring.h"

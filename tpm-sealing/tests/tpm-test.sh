@@ -882,8 +882,8 @@ sign_uki() { # DIR PRIVATE PUBLIC OUT: systemd-measure's signature, a trial sess
 }
 
 new_rsa_key() { # PRIVATE PUBLIC
-	openssl genrsa -out "$1" 2048 2>/dev/null && openssl rsa -in "$1" -pubout -out "$2" 2>/dev/null ||
-		fail "openssl cannot make an RSA key"
+	openssl genrsa -out "$1" 2048 2>/dev/null || fail "openssl cannot make an RSA key"
+	openssl rsa -in "$1" -pubout -out "$2" 2>/dev/null || fail "openssl cannot write the RSA public key"
 }
 
 case_signed_policy() {
@@ -1002,6 +1002,134 @@ PY
 	err_has "PCR 15 is this key's lock PCR"
 }
 
+# An appliance booted through its signed UKI: the first boot is recorded in
+# the TPM, the root must be the image built, and the attacker who writes the
+# disk (key store included) is refused at every step.
+NV=0x01800b7a
+
+nv_attributes() { tpm2_nvreadpublic "$NV" 2>/dev/null | sed -n 's/^ *friendly: //p'; }
+
+case_provision_record() {
+	local u=0a0b0c0d-1111-2222-3333-777755556666 etc=$WORK/etc store=$WORK/esp/btrfs-auth uki=$WORK/uki
+	[ -x "$MEASURE" ] || fail "$MEASURE is missing (Debian package systemd 252)"
+	start_swtpm
+	new_rsa_key "$WORK/pcr.key" "$WORK/pcr.pem"
+	make_uki_sections "$uki" "$WORK/pcr.pem"
+	sign_uki "$uki" "$WORK/pcr.key" "$WORK/pcr.pem" "$WORK/sig.json"
+	fake_uki_boot "$uki"
+	new_key "$WORK/key" # the provisioning key, public in every copy of the image
+	"$BA_HELPER" mksb "$WORK/fs.img" "$WORK/key" "$u"
+	head -c 65536 /dev/urandom >>"$WORK/fs.img" # contents beyond the superblock
+	cp "$WORK/fs.img" "$WORK/fs.built"
+	mkdir -p "$etc" "$WORK/esp" "$WORK/run"
+	cp "$WORK/key" "$etc/root.provisioning"
+	cat >"$etc/btrfs-auth.conf" <<-EOF
+		BTRFS_AUTH_STORE=$WORK/esp
+		BTRFS_AUTH_PROVISION_DEVICE=$WORK/fs.img
+		BTRFS_AUTH_PROVISION_PCRS=7
+		BTRFS_AUTH_PROVISION_NV=$NV
+		BTRFS_AUTH_PROVISION_DIGEST=$(sha256sum <"$WORK/fs.img" | cut -c1-64)
+		BTRFS_AUTH_PROVISION_SIZE=$(stat -c %s "$WORK/fs.img")
+	EOF
+	make_fake_btrfstune "$u"
+	export PATH="$WORK/bin:$PATH"
+	ln -sf fake-btrfstune "$WORK/bin/btrfstune"
+	C=(--config-dir "$etc" --state-dir "$WORK/run" --keyring @s --pcr-signature "$WORK/sig.json"
+		--pcr-public-key "$WORK/pcr.pem")
+
+	step "one byte of the image changed in transit, superblock MAC intact: refused before anything is written"
+	printf 'X' | dd of="$WORK/fs.img" bs=1 seek=70000 conv=notrunc 2>/dev/null
+	expect 32 load "${C[@]}" root
+	err_has "is not the image this boot image was built for"
+	[ -z "$(ls -A "$store" 2>/dev/null)" ] || fail "a refused first boot wrote the key store: $(ls "$store")"
+	[ -z "$(nv_attributes)" ] || fail "a refused first boot defined the TPM record"
+	! have_key btrfs:root || fail "a key was loaded"
+	cp "$WORK/fs.built" "$WORK/fs.img"
+
+	step "first boot, interrupted in btrfstune: the new key is recorded in the TPM before the root changes"
+	touch "$WORK/tune-fail"
+	expect 14 load "${C[@]}" root
+	err_has "is the image this boot image was built for"
+	err_has "Recorded the first boot in TPM NV index 0x01800b7a"
+	[ -s "$store/root.sealed.new" ] || fail "no root.sealed.new after an interrupted first boot"
+	case "$(nv_attributes)" in *written*writelocked* | *writelocked*written*) ;;
+	*) fail "the TPM record is not written and locked: '$(nv_attributes)'" ;; esac
+	cp "$store/root.sealed.new" "$WORK/genuine.new"
+
+	step "a .new the attacker sealed to the same policy is refused on resume, before the root changes"
+	new_key "$WORK/attacker.key"
+	expect 0 enroll --key-file "$WORK/attacker.key" --signed-policy "$WORK/pcr.pem" --pcrs 7 \
+		--uuid "$u" --description btrfs:root "$WORK/attacker.sealed"
+	cp "$WORK/attacker.sealed" "$store/root.sealed.new"
+	expect 30 load "${C[@]}" root
+	err_has "is not the key this machine's first boot recorded in the TPM"
+	cmp -s "$WORK/fs.img" "$WORK/fs.built" || fail "the root changed"
+	cp "$WORK/genuine.new" "$store/root.sealed.new"
+
+	step "the next boot resumes and loads the recorded key; later boots unseal it unattended"
+	expect 0 load "${C[@]}" root
+	err_has "Provisioned btrfs:root (key id"
+	have_key btrfs:root || fail "the device key is not loaded"
+	expect 0 status --no-tpm "$store/root.sealed"
+	out_has "Signed PCRs:      11"
+	keyctl clear @s
+	expect 0 load "${C[@]}" root
+	[ "$(cat "$WORK/run/root.source")" = sealed ] || fail "a later boot did not unseal the store's key file"
+	keyctl clear @s
+	cp "$store/root.sealed" "$WORK/genuine.sealed"
+	cp "$WORK/fs.img" "$WORK/fs.provisioned"
+
+	step "the attacker's key file sealed to the same policy, and their root: unsealed, refused, not loaded"
+	cp "$WORK/attacker.sealed" "$store/root.sealed"
+	"$BA_HELPER" mksb "$WORK/fs.img" "$WORK/attacker.key" "$u"
+	expect 30 load "${C[@]}" root
+	err_has "unseals, but not to the key this machine's first boot recorded"
+	! have_key btrfs:root || fail "the attacker's key was loaded"
+	cp "$WORK/genuine.sealed" "$store/root.sealed"
+
+	step "the key store emptied and a root made with the provisioning key: refused, nothing rekeyed"
+	rm -f "$store"/root.sealed*
+	"$BA_HELPER" mksb "$WORK/fs.img" "$WORK/key" "$u"
+	cp "$WORK/fs.img" "$WORK/fs.forged"
+	expect 30 load "${C[@]}" root
+	err_has "it was emptied. Nothing is provisioned again"
+	cmp -s "$WORK/fs.img" "$WORK/fs.forged" || fail "the forged root was rewritten"
+	! have_key btrfs:root || fail "a key was loaded"
+	cp "$WORK/genuine.sealed" "$store/root.sealed"
+	cp "$WORK/fs.provisioned" "$WORK/fs.img"
+
+	step "the record cannot be rewritten outside the signed boot, even by the TPM owner"
+	printf 'forged' >"$WORK/forged"
+	! tpm2_nvwrite "$NV" -C "$NV" -i "$WORK/forged" 2>/dev/null || fail "the record was written without the policy"
+	! tpm2_nvwrite "$NV" -C o -i "$WORK/forged" 2>/dev/null || fail "the owner wrote the record"
+
+	step "the record deleted by the TPM owner: the key file is refused"
+	tpm2_nvundefine "$NV" -C o
+	expect 30 load "${C[@]}" root
+	err_has "the TPM has no record of this machine's first boot (NV index 0x01800b7a missing)"
+	! have_key btrfs:root || fail "a key was loaded"
+
+	step "an index of another kind at the handle: refused, and unprovision does not delete it"
+	tpm2_nvdefine "$NV" -C o -s 64 -a "ownerread|ownerwrite|authread|authwrite" >/dev/null
+	expect 31 load "${C[@]}" root
+	err_has "is not btrfs-auth's provisioning record (attributes)"
+	expect 31 unprovision --config-dir "$etc"
+	tpm2_nvundefine "$NV" -C o
+
+	step "provisioning again on purpose: unprovision, the image written again, an empty key store"
+	expect 0 unprovision --config-dir "$etc"
+	err_has "does not exist: there is no record of a first boot to delete"
+	cp "$WORK/fs.built" "$WORK/fs.img"
+	rm -f "$store"/root.sealed*
+	expect 0 load "${C[@]}" root
+	err_has "Provisioned btrfs:root (key id"
+	have_key btrfs:root || fail "the re-provisioned key is not loaded"
+	keyctl clear @s
+	expect 0 unprovision --config-dir "$etc"
+	err_has "Deleted the record of this machine's first boot"
+	[ -z "$(nv_attributes)" ] || fail "unprovision left the index"
+}
+
 # ---- main ---------------------------------------------------------------------
 
 echo "case $CASE${BA_WRAP:+ (under $BA_WRAP)}"
@@ -1019,6 +1147,7 @@ no-tpm) case_no_tpm ;;
 recovery) case_recovery ;;
 provision) case_provision ;;
 signed-policy) case_signed_policy ;;
+provision-record) case_provision_record ;;
 *) fail "unknown case" ;;
 esac
 echo "PASS [$CASE]"
