@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <string.h>
 
 #include "crypto.h"
@@ -59,6 +60,9 @@ int ba_tpm_policy_authorize(struct ba_tpm *t, ESYS_TR session, uint32_t signed_m
         Esys_Free(ticket);
         if (rc == TSS2_RC_SUCCESS)
                 return 0;
+        /* Only a second PolicyPCR in a session can see this; the caller starts over. */
+        if (ba_tpm2_rc_base(rc) == TPM2_RC_PCR_CHANGED)
+                return -EAGAIN;
         /* The digest of this session's PolicyPCR is not the one signed: the signed PCRs changed meanwhile. */
         if (ba_tpm2_rc_base(rc) == TPM2_RC_VALUE || ba_tpm2_rc_classify(rc) == BA_TPM_ERR_POLICY)
                 return log_fail(BA_EXIT_PCR_NOT_SIGNED, "The TPM refuses the signed PCR policy: the signed PCRs "

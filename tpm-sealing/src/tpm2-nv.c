@@ -89,31 +89,44 @@ static int signed_session(struct ba_tpm *t, uint32_t signed_mask, const struct b
         return r;
 }
 
+/* NV_Write of buf, or NV_WriteLock without one, in a signed policy session; started over on PCR_CHANGED. */
+static int nv_signed(struct ba_tpm *t, ESYS_TR obj, const TPM2B_MAX_NV_BUFFER *buf, uint32_t signed_mask,
+                     const struct ba_pcr_pubkey *key, const struct ba_pcr_signature *sig) {
+        const char *what = buf ? "Writing a TPM NV index (TPM2_NV_Write)" :
+                                 "Write-locking a TPM NV index (TPM2_NV_WriteLock)";
+
+        for (unsigned attempt = 1; attempt <= BA_PCR_CHANGED_ATTEMPTS; attempt++) {
+                ESYS_TR session;
+                TSS2_RC rc;
+                int r = signed_session(t, signed_mask, key, sig, &session);
+
+                if (r == -EAGAIN)
+                        continue;
+                if (r != 0)
+                        return r;
+                rc = buf ? Esys_NV_Write(t->esys, obj, obj, session, ESYS_TR_NONE, ESYS_TR_NONE, buf, 0) :
+                           Esys_NV_WriteLock(t->esys, obj, obj, session, ESYS_TR_NONE, ESYS_TR_NONE);
+                ba_tpm_flush(t, &session);
+                if (ba_tpm2_rc_base(rc) == TPM2_RC_PCR_CHANGED)
+                        continue;
+                return rc == TSS2_RC_SUCCESS ? 0 : log_tpm2_rc(rc, what);
+        }
+        return log_fail(BA_EXIT_TPM, "%s failed %u times because PCRs kept changing meanwhile.", what,
+                        BA_PCR_CHANGED_ATTEMPTS);
+}
+
 int ba_tpm_nv_write_signed(struct ba_tpm *t, ESYS_TR obj, const uint8_t *data, uint16_t len, bool lock,
                            uint32_t signed_mask, const struct ba_pcr_pubkey *key, const struct ba_pcr_signature *sig) {
         TPM2B_MAX_NV_BUFFER buf = { .size = len };
-        ESYS_TR session;
-        TSS2_RC rc;
         int r;
 
         if (len > sizeof(buf.buffer))
                 return log_fail(BA_EXIT_FAILURE, "Internal error: %u bytes do not fit one NV write.", len);
         memcpy(buf.buffer, data, len);
-        r = signed_session(t, signed_mask, key, sig, &session);
-        if (r != 0)
-                return r;
-        rc = Esys_NV_Write(t->esys, obj, obj, session, ESYS_TR_NONE, ESYS_TR_NONE, &buf, 0);
-        ba_tpm_flush(t, &session);
-        if (rc != TSS2_RC_SUCCESS)
-                return log_tpm2_rc(rc, "Writing a TPM NV index (TPM2_NV_Write)");
-        if (!lock)
-                return 0;
-        r = signed_session(t, signed_mask, key, sig, &session);
-        if (r != 0)
-                return r;
-        rc = Esys_NV_WriteLock(t->esys, obj, obj, session, ESYS_TR_NONE, ESYS_TR_NONE);
-        ba_tpm_flush(t, &session);
-        return rc == TSS2_RC_SUCCESS ? 0 : log_tpm2_rc(rc, "Write-locking a TPM NV index (TPM2_NV_WriteLock)");
+        r = nv_signed(t, obj, &buf, signed_mask, key, sig);
+        if (r == 0 && lock)
+                r = nv_signed(t, obj, NULL, signed_mask, key, sig);
+        return r;
 }
 
 int ba_tpm_nv_undefine(struct ba_tpm *t, ESYS_TR obj) {

@@ -16,6 +16,14 @@ enum ba_tpm_error {
 
 /* TPM-layer code without the handle/session/parameter number, e.g. 0x98e -> TPM2_RC_AUTH_FAIL. */
 TSS2_RC ba_tpm2_rc_base(TSS2_RC rc);
+
+/*
+ * A policy session fails with PCR_CHANGED when any PCR is extended between
+ * its PolicyPCR and its use (under Secure Boot IMA measures each module
+ * udev loads into PCR 10).  Nothing is wrong then: a new session starts
+ * over, this many times at most; a boot's module loads end long before.
+ */
+#define BA_PCR_CHANGED_ATTEMPTS 10
 enum ba_tpm_error ba_tpm2_rc_classify(TSS2_RC rc);
 int ba_tpm_error_exit_code(enum ba_tpm_error e);
 const char *ba_tpm_error_hint(enum ba_tpm_error e);

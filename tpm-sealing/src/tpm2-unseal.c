@@ -20,9 +20,6 @@ int ba_tpm_load_sealed(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR *r
         return log_tpm2_rc(rc, "Loading the sealed key into the TPM (TPM2_Load)");
 }
 
-/* PCR_CHANGED retries: a boot's module loads are over long before this many. */
-#define BA_UNSEAL_ATTEMPTS 10
-
 /* In the order policy.c computes the digest: the signed part, the sealed PCRs, the PIN. */
 static int satisfy_policy(struct ba_tpm *t, ESYS_TR session, const struct ba_keyfile *kf,
                           const struct ba_signed_proof *proof) {
@@ -41,6 +38,9 @@ static int satisfy_policy(struct ba_tpm *t, ESYS_TR session, const struct ba_key
         if (kf->pcr_mask) {
                 ba_pcr_selection(kf->pcr_mask, &sel);
                 rc = Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &current, &sel);
+                /* A PCR extended since the signed part's PolicyPCR: start over (see BA_PCR_CHANGED_ATTEMPTS). */
+                if (ba_tpm2_rc_base(rc) == TPM2_RC_PCR_CHANGED)
+                        return -EAGAIN;
                 if (rc != TSS2_RC_SUCCESS)
                         return log_tpm2_rc(rc, "Applying the PCR policy (TPM2_PolicyPCR)");
         }
@@ -143,16 +143,15 @@ int ba_tpm_unseal(struct ba_tpm *t, const struct ba_keyfile *kf, ESYS_TR object,
          * dictionary-attack counter nor reveals anything.  Which PCRs differ
          * is worked out only when it fails, keeping a boot's load short.
          *
-         * Any PCR extended between a session's PolicyPCR and the Unseal makes
-         * the TPM answer PCR_CHANGED.  In the initramfs that happens: under
-         * Secure Boot the kernel's IMA policy measures every module udev
-         * loads into PCR 10.  A new session then starts over.
+         * Any PCR extended between a session's PolicyPCR and the Unseal (or
+         * between its two PolicyPCRs) makes the TPM answer PCR_CHANGED: a new
+         * session then starts over (BA_PCR_CHANGED_ATTEMPTS).
          */
         for (unsigned attempt = 1;; attempt++) {
                 r = unseal_once(t, kf, object, auth, proof, out);
                 if (r != -EAGAIN)
                         break;
-                if (attempt == BA_UNSEAL_ATTEMPTS) {
+                if (attempt == BA_PCR_CHANGED_ATTEMPTS) {
                         r = log_fail(BA_EXIT_TPM, "Unsealing %s failed %u times because PCRs kept changing while "
                                      "it ran (something extends PCRs in a loop?).", kf->description, attempt);
                         break;
