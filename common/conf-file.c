@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "conf-file.h"
+#include "log.h"
 
 static char *strip(char *s) {
         char *e;
@@ -80,4 +81,26 @@ int ba_conf_seconds(const char *value, unsigned max, unsigned *ret) {
                 return -EINVAL;
         *ret = (unsigned) v;
         return 0;
+}
+
+char *ba_conf_get(const char *config_dir, const char *key) {
+        char path[4096], *value;
+        int r;
+
+        snprintf(path, sizeof(path), "%s/" BA_CONF_FILE, config_dir);
+        r = ba_conf_value(path, key, &value);
+        if (r < 0)
+                log_warning("Cannot read %s (%s): %s is taken as unset.", path, strerror(-r), key);
+        return r < 0 ? NULL : value;
+}
+
+bool ba_conf_get_seconds(const char *config_dir, const char *key, unsigned max, unsigned *ret) {
+        char *v = ba_conf_get(config_dir, key);
+        bool ok = v && ba_conf_seconds(v, max, ret) == 0;
+
+        if (v && !ok)
+                log_warning("%s/" BA_CONF_FILE ": %s must be a number of seconds from 0 to %u, not '%s'; ignoring it.",
+                            config_dir, key, max, v);
+        free(v);
+        return ok;
 }

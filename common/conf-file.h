@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
+
 /*
  * btrfs-auth.conf, read one way by btrfs-auth and its generator: lines
  * KEY=VALUE as a systemd EnvironmentFile= has them.  Blanks around KEY and
@@ -26,3 +28,17 @@ int ba_conf_value(const char *path, const char *key, char **ret);
 
 /* A number of seconds 0..max in decimal; -EINVAL for anything else. */
 int ba_conf_seconds(const char *value, unsigned max, unsigned *ret);
+
+/*
+ * The value of key in <config_dir>/btrfs-auth.conf, malloc'ed, or NULL
+ * when the file or the key is missing.  A file that exists but cannot be
+ * read is logged as a warning and taken as unset.
+ */
+char *ba_conf_get(const char *config_dir, const char *key);
+
+/*
+ * key of <config_dir>/btrfs-auth.conf as seconds 0..max into *ret: true
+ * when it is set and valid; false when it is unset, or invalid (logged as
+ * ignored), leaving *ret alone.
+ */
+bool ba_conf_get_seconds(const char *config_dir, const char *key, unsigned max, unsigned *ret);

@@ -7,7 +7,6 @@
 
 #include "args.h"
 #include "conf-file.h"
-#include "conf.h"
 #include "exit-codes.h"
 #include "keyfile.h"
 #include "keyring.h"
@@ -536,15 +535,10 @@ static int find_command(const char *name, struct ba_args *a, unsigned *bit) {
 
 /* systemd-ask-password waits as long as the load unit allows for a person (the generator reads the same setting). */
 static void ask_timeout_from_conf(struct ba_args *a) {
-        char *v = ba_conf_get(a->config_dir, BA_CONF_PIN_TIMEOUT);
         unsigned t;
 
-        if (v && ba_conf_seconds(v, BA_CONF_PIN_TIMEOUT_MAX, &t) == 0)
+        if (ba_conf_get_seconds(a->config_dir, BA_CONF_PIN_TIMEOUT, BA_CONF_PIN_TIMEOUT_MAX, &t))
                 a->pin_ask.timeout = a->pass_ask.timeout = t;
-        else if (v)
-                log_warning("%s/" BA_CONF_FILE ": " BA_CONF_PIN_TIMEOUT " must be a number of seconds from 0 to %u, "
-                            "not '%s'; ignoring it.", a->config_dir, BA_CONF_PIN_TIMEOUT_MAX, v);
-        free(v);
 }
 
 int ba_args_parse(int argc, char **argv, struct ba_args *a) {

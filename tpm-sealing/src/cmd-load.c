@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "conf.h"
+#include "conf-file.h"
 #include "crypto.h"
 #include "exit-codes.h"
 #include "fileio.h"

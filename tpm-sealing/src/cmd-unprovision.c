@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "commands.h"
-#include "conf.h"
+#include "conf-file.h"
 #include "exit-codes.h"
 #include "log.h"
 #include "provision-record.h"

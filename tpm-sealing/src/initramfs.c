@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "conf-file.h"
 #include "exit-codes.h"
 #include "initramfs.h"
 #include "log.h"

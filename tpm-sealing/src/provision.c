@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "conf-file.h"
 #include "crypto.h"
 #include "key-source.h"
 #include "keyfile.h"

@@ -24,7 +24,7 @@ int ba_key_read_file(const char *path, struct ba_secret *key) {
                 ba_secret_free(key);
                 return BA_EXIT_FAILURE;
         }
-        r = ba_read_fd_secret(fd, key);
+        r = ba_read_fd(fd, key->data, key->size, &key->len);
         if (!is_stdin)
                 close(fd);
         if (r == 0 && key->len == 0)

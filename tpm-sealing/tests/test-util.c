@@ -14,12 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "conf-file.h"
 #include "crypto.h"
 #include "fixture.h"
 #include "fileio.h"
 #include "raw-key.h"
 #include "keyring.h"
+#include "log.h"
 #include "pin.h"
 #include "policy.h"
 #include "superblock.h"
@@ -220,6 +221,74 @@ static void test_atomic_files(void **state) {
         assert_int_equal(rmdir(dir), 0);
 }
 
+/* What the generator writes: directories made on the way, mode 0644, text read back as a string. */
+static void test_generator_files(void **state) {
+        char dir[] = "/tmp/ba-test-gen-XXXXXX", path[96], sub[80], link_target[80];
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        struct stat st;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        snprintf(sub, sizeof(sub), "%s/a.d", dir);
+        snprintf(path, sizeof(path), "%s/f.conf", sub);
+        assert_int_equal(ba_mkdir_parents(path, 0755), 0);
+        assert_int_equal(ba_mkdir_parents(path, 0755), 0);
+        assert_int_equal(ba_write_file_atomic_mode(path, "[Unit]\n", 7, true, 0644), 0);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0644);
+        assert_int_equal(ba_read_file(path, 7, &buf, &len), 0);
+        assert_int_equal(len, 7);
+        assert_string_equal((char *) buf, "[Unit]\n");
+        free(buf);
+        /* A symlink in the way is replaced, its target left alone. */
+        snprintf(link_target, sizeof(link_target), "%s/target", dir);
+        assert_int_equal(ba_write_file_atomic(link_target, "keep", 4, false), 0);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(symlink(link_target, path), 0);
+        assert_int_equal(ba_write_file_atomic_mode(path, "new", 3, true, 0644), 0);
+        assert_int_equal(lstat(path, &st), 0);
+        assert_true(S_ISREG(st.st_mode));
+        assert_int_equal(ba_read_file(link_target, 10, &buf, &len), 0);
+        assert_string_equal((char *) buf, "keep");
+        free(buf);
+        /* A file where a directory should be. */
+        snprintf(path, sizeof(path), "%s/target/x", dir);
+        assert_int_equal(ba_mkdir_parents(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/target/x/y", dir);
+        assert_int_equal(ba_mkdir_parents(path, 0755), -ENOTDIR);
+        snprintf(path, sizeof(path), "%s/f.conf", sub);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(unlink(link_target), 0);
+        assert_int_equal(rmdir(sub), 0);
+        assert_int_equal(rmdir(dir), 0);
+}
+
+/* One log for the tool and the generator: "<ident>: [level: ]message[: error]", -|err| returned. */
+static void test_log(void **state) {
+        char *out = NULL;
+        size_t out_len = 0;
+        FILE *f = open_memstream(&out, &out_len);
+
+        (void) state;
+        assert_non_null(f);
+        log_set_stream(f);
+        assert_int_equal(log_warning_errno(-ENOENT, "No %s", "file"), -ENOENT);
+        assert_int_equal(log_error_errno(EACCES, "Denied"), -EACCES);
+        assert_int_equal(log_error_errno(0, "Nothing"), 0);
+        log_debug("hidden at the default level");
+        assert_int_equal(log_oom(), -ENOMEM);
+        assert_int_equal(log_fail(7, "exit %d", 7), 7);
+        log_set_stream(NULL);
+        fclose(f);
+        assert_string_equal(out, "btrfs-auth: warning: No file: No such file or directory\n"
+                                 "btrfs-auth: Denied: Permission denied\n"
+                                 "btrfs-auth: Nothing\n"
+                                 "btrfs-auth: Out of memory.\n"
+                                 "btrfs-auth: exit 7\n");
+        free(out);
+}
+
 static void test_key_read_and_generate(void **state) {
         char dir[] = "/tmp/ba-test-key-XXXXXX", path[64];
         uint8_t big[BA_KEY_MAX_SIZE + 1];
@@ -317,6 +386,8 @@ int main(void) {
                 cmocka_unit_test(test_superblock),
                 cmocka_unit_test(test_superblock_read),
                 cmocka_unit_test(test_atomic_files),
+                cmocka_unit_test(test_generator_files),
+                cmocka_unit_test(test_log),
                 cmocka_unit_test(test_pin_auth),
                 cmocka_unit_test(test_key_read_and_generate),
                 cmocka_unit_test(test_conf_file),

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,20 @@ int cmdline_parse(const char *line, cmdline_item_fn fn, void *userdata) {
         return r;
 }
 
+/* Nothing this generator reads is near 1 MiB, and a huge file must not eat the initrd's memory. */
+#define TEXT_MAX (1024 * 1024)
+
+/* A whole (small) text file as a string; -EFBIG beyond TEXT_MAX. */
+static int read_text(const char *path, char **ret) {
+        uint8_t *buf;
+        size_t len;
+        int r = ba_read_file(path, TEXT_MAX, &buf, &len);
+
+        if (r == 0)
+                *ret = (char *) buf;
+        return r;
+}
+
 int cmdline_read_proc(char **ret) {
         const char *e = secure_getenv("SYSTEMD_PROC_CMDLINE");
 
@@ -79,19 +94,19 @@ int cmdline_read_proc(char **ret) {
                 *ret = strdup(e);
                 return *ret ? 0 : -ENOMEM;
         }
-        return read_file_full("/proc/cmdline", ret);
+        return read_text("/proc/cmdline", ret);
 }
 
 /* Appends " " + the contents of path to *buf; a missing file adds nothing. */
 static int append_file(char **buf, const char *path) {
-        char *content, *joined;
+        char *content = NULL, *joined;
         int r;
 
-        r = read_file_full(path, &content);
+        r = read_text(path, &content);
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {
-                log_warning_errno(r, "Failed to read %s, ignoring it: %m", path);
+                log_warning_errno(r, "Failed to read %s, ignoring it", path);
                 return 0;
         }
 
@@ -122,7 +137,7 @@ static int append_conf_dir(char **buf, const char *etcdir) {
 
         n = scandir(dir, &list, conf_filter, alphasort);
         if (n < 0 && errno != ENOENT)
-                log_warning_errno(errno, "Failed to list %s, ignoring it: %m", dir);
+                log_warning_errno(errno, "Failed to list %s, ignoring it", dir);
 
         for (int i = 0; i < n; i++) {
                 if (r >= 0 && asprintf(&path, "%s/%s", dir, list[i]->d_name) < 0)

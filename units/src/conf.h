@@ -3,7 +3,6 @@
 
 #include <stdbool.h>
 
-
 /* The settings of the optional /etc/btrfs-auth/btrfs-auth.conf that shape
  * the units.  The file is EnvironmentFile-style KEY=VALUE lines, so the
  * tool may read other keys from it; unknown keys are ignored here. */
@@ -13,9 +12,10 @@ struct ba_conf {
         unsigned pin_timeout;   /* BTRFS_AUTH_PIN_TIMEOUT: extra seconds for typing PINs */
 };
 
-/* Fills *conf with defaults, then with the valid settings of path.  A
- * missing file is fine; invalid values are logged and ignored. */
-void conf_read(const char *path, struct ba_conf *conf);
+/* Fills *conf with defaults, then with the valid settings of
+ * <config_dir>/btrfs-auth.conf.  A missing file is fine; invalid values
+ * are logged and ignored. */
+void conf_read(const char *config_dir, struct ba_conf *conf);
 
 /* The load unit's TimeoutStartSec=: the TPM wait, time for the TPM work
  * itself, and the PIN allowance. */

@@ -81,7 +81,7 @@ int fstab_parse_file(const char *path, fstab_entry_fn fn, void *userdata) {
         f = fopen(path, "re");
         if (!f) {
                 if (errno != ENOENT)
-                        log_warning_errno(errno, "Failed to open %s, ignoring it: %m", path);
+                        log_warning_errno(errno, "Failed to open %s, ignoring it", path);
                 return 0;
         }
 

@@ -68,33 +68,28 @@ static int gather(struct plan *p, const char *etcdir, const char *keydir) {
 static int run(const char *dest) {
         struct plan p = { .in_initrd = in_initrd() };
         const char *etcdir = env_or("BTRFS_AUTH_SYSCONFDIR", "/etc");
-        char *keydir = NULL, *conf_path = NULL;
+        char *keydir = NULL;
         int r;
 
         if (asprintf(&keydir, "%s/btrfs-auth", etcdir) < 0)
                 return log_oom();
-        if (asprintf(&conf_path, "%s/btrfs-auth.conf", keydir) < 0) {
-                free(keydir);
-                return log_oom();
-        }
 
         log_debug("Running in the %s.", p.in_initrd ? "initrd" : "main system");
         r = gather(&p, etcdir, keydir);
         if (r < 0)
                 log_oom();
         else {
-                conf_read(conf_path, &p.conf);
+                conf_read(keydir, &p.conf);
                 r = write_plan(&p, dest);
         }
 
         plan_done(&p);
         free(keydir);
-        free(conf_path);
         return r;
 }
 
 int main(int argc, char *argv[]) {
-        log_setup("btrfs-auth-generator");
+        log_setup_generator("btrfs-auth-generator");
 
         if (argc != 4) {
                 log_error("Expected the three generator output directories as arguments, got %d; "

@@ -52,9 +52,9 @@ int plan_add_mount(struct plan *p, const char *where, const char *options, const
         if (r == -ENOMEM)
                 goto out;
         if (r < 0) {
-                log_warning_errno(r, "%s: cannot build a mount unit name for \"%s\" (%m); "
-                                  "systemd cannot either, so nothing will mount it: ignoring it.",
-                                  source, where);
+                log_warning("%s: cannot build a mount unit name for \"%s\" (%s); "
+                            "systemd cannot either, so nothing will mount it: ignoring it.",
+                            source, where, strerror(-r));
                 r = 0;
                 goto out;
         }

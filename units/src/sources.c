@@ -52,7 +52,7 @@ static int parse_all_cmdlines(const char *etcdir, struct cmdline_state *s) {
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                log_warning_errno(r, "Failed to read the kernel command line, ignoring it: %m");
+                log_warning_errno(r, "Failed to read the kernel command line, ignoring it");
 
         r = cmdline_read_dracut(etcdir, &dracut);
         if (r >= 0)
@@ -142,7 +142,7 @@ int gather_keydir(struct plan *p, const char *keydir) {
         n = scandir(keydir, &list, sealed_filter, alphasort);
         if (n < 0) {
                 if (errno != ENOENT)
-                        log_warning_errno(errno, "Failed to list %s, loading only the keys mounts name: %m", keydir);
+                        log_warning_errno(errno, "Failed to list %s, loading only the keys mounts name", keydir);
                 return 0;
         }
 

@@ -17,11 +17,11 @@ static int write_dropin(const char *dest, const char *unit, const char *body) {
         if (asprintf(&path, "%s/%s.d/" DROPIN_NAME, dest, unit) < 0)
                 return log_oom();
 
-        r = mkdir_parents(path);
+        r = ba_mkdir_parents(path, 0755);
         if (r >= 0)
-                r = write_file(path, body);
+                r = ba_write_file_atomic_mode(path, body, strlen(body), true, 0644);
         if (r < 0)
-                log_error_errno(r, "Failed to write %s: %m", path);
+                log_error_errno(r, "Failed to write %s", path);
         else
                 log_debug("Wrote %s.", path);
         free(path);
@@ -74,9 +74,9 @@ static int load_units(const struct strv *keys, bool quiet, struct strv *ret) {
                         return log_oom();
                 if (r < 0) {
                         if (!quiet)
-                                log_error_errno(r, "Key name \"%s\" makes no valid unit name (%m), "
-                                                "so mounts naming it will fail; use a shorter name "
-                                                "of letters, digits, '-', '_' and '.'.", keys->v[i]);
+                                log_error("Key name \"%s\" makes no valid unit name (%s), "
+                                          "so mounts naming it will fail; use a shorter name "
+                                          "of letters, digits, '-', '_' and '.'.", keys->v[i], strerror(-r));
                         continue;
                 }
                 r = strv_add_unique(ret, unit);

@@ -118,15 +118,19 @@ static void test_mount_options(void **state) {
 }
 
 static struct ba_conf conf_from(const char *text) {
-        char path[] = "/tmp/btrfs-auth-conf-XXXXXX";
+        char dir[] = "/tmp/btrfs-auth-conf-XXXXXX", path[64];
         struct ba_conf c;
-        int fd = mkstemp(path);
+        FILE *f;
 
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
-        close(fd);
-        conf_read(path, &c);
+        assert_non_null(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/" BA_CONF_FILE, dir);
+        f = fopen(path, "we");
+        assert_non_null(f);
+        assert_int_equal(fputs(text, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+        conf_read(dir, &c);
         unlink(path);
+        rmdir(dir);
         return c;
 }
 
@@ -156,7 +160,7 @@ static void test_conf(void **state) {
         assert_int_equal(c.pin_timeout, 0);
         assert_int_equal(conf_start_timeout(&c), 60);
 
-        conf_read("/nonexistent/btrfs-auth.conf", &c);
+        conf_read("/nonexistent", &c);
         assert_false(c.set);
         assert_int_equal(c.tpm_wait, BA_CONF_TPM_WAIT_DEFAULT);
 }

@@ -59,27 +59,24 @@ int ba_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_len) {
                 free(buf);
                 return r;
         }
+        buf[len] = '\0';
         *ret = buf;
         *ret_len = len;
         return 0;
 }
 
-int ba_read_fd_secret(int fd, struct ba_secret *s) {
+int ba_read_fd(int fd, uint8_t *buf, size_t size, size_t *ret_len) {
         uint8_t extra;
         size_t more = 0;
         int r;
 
-        r = read_all(fd, s->data, s->size, &s->len);
+        r = read_all(fd, buf, size, ret_len);
+        if (r < 0 || *ret_len < size)
+                return r;
+        r = read_all(fd, &extra, 1, &more);
         if (r < 0)
                 return r;
-        if (s->len == s->size) {
-                r = read_all(fd, &extra, 1, &more);
-                if (r < 0)
-                        return r;
-                if (more > 0)
-                        return -EFBIG;
-        }
-        return 0;
+        return more > 0 ? -EFBIG : 0;
 }
 
 static int write_all(int fd, const uint8_t *data, size_t len) {
@@ -119,7 +116,7 @@ int ba_fsync_dir_of(const char *path) {
         return r;
 }
 
-static int make_temp(const char *path, char *tmp, size_t tmp_len) {
+static int make_temp(const char *path, mode_t mode, char *tmp, size_t tmp_len) {
         const char *slash = strrchr(path, '/');
         int n, fd;
 
@@ -132,7 +129,7 @@ static int make_temp(const char *path, char *tmp, size_t tmp_len) {
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        if (fchmod(fd, 0600) < 0) {
+        if (fchmod(fd, mode) < 0) {
                 n = -errno;
                 close(fd);
                 unlink(tmp);
@@ -152,11 +149,11 @@ static int put_in_place(const char *tmp, const char *path, bool replace) {
         return renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0 ? -errno : 0;
 }
 
-int ba_write_file_atomic(const char *path, const void *data, size_t len, bool replace) {
+int ba_write_file_atomic_mode(const char *path, const void *data, size_t len, bool replace, mode_t mode) {
         char tmp[PATH_MAX];
         int fd, r;
 
-        fd = make_temp(path, tmp, sizeof(tmp));
+        fd = make_temp(path, mode, tmp, sizeof(tmp));
         if (fd < 0)
                 return fd;
         r = write_all(fd, data, len);
@@ -171,4 +168,28 @@ int ba_write_file_atomic(const char *path, const void *data, size_t len, bool re
                 return r;
         }
         return ba_fsync_dir_of(path);
+}
+
+int ba_write_file_atomic(const char *path, const void *data, size_t len, bool replace) {
+        return ba_write_file_atomic_mode(path, data, len, replace, 0600);
+}
+
+int ba_mkdir_parents(const char *path, mode_t mode) {
+        char *copy = strdup(path);
+        int r = 0;
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *p = copy + 1; *p; p++) {
+                if (*p != '/')
+                        continue;
+                *p = '\0';
+                if (mkdir(copy, mode) < 0 && errno != EEXIST) {
+                        r = -errno;
+                        break;
+                }
+                *p = '/';
+        }
+        free(copy);
+        return r;
 }
