@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "commands.h"
+#include "device-check.h"
 #include "exit-codes.h"
 #include "log.h"
 

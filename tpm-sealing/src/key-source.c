@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
 #include "exit-codes.h"
 #include "fileio.h"
 #include "key-source.h"
+#include "keyfile-io.h"
 #include "log.h"
 #include "passphrase.h"
 #include "pin-prompt.h"

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "commands.h"
 #include "exit-codes.h"
 #include "fileio.h"
+#include "keyfile-io.h"
 #include "log.h"
 
 static int read_error(const char *path, int r) {

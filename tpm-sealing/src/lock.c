@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
 #include "exit-codes.h"
+#include "keyfile-io.h"
 #include "keyfile.h"
 #include "lock.h"
 #include "log.h"

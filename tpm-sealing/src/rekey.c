@@ -8,11 +8,12 @@
 #include <unistd.h>
 
 #include "btrfstune.h"
-#include "commands.h"
+#include "device-check.h"
 #include "exit-codes.h"
 #include "fileio.h"
 #include "initramfs.h"
 #include "key-source.h"
+#include "keyfile-io.h"
 #include "log.h"
 #include "passphrase.h"
 #include "pin-prompt.h"
