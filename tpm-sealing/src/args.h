@@ -10,6 +10,7 @@
 #include "log.h"
 #include "pin.h"
 #include "policy.h"
+#include "tpm2-context.h"
 #include "util.h"
 
 #define BA_CONFIG_DIR_DEFAULT "/etc/btrfs-auth"
@@ -89,6 +90,11 @@ struct ba_args {
         bool allow_unmeasured;         /* enroll: accept a binding that misses the initramfs or command line */
         bool allow_unlocked;           /* enroll: no lock PCR, the key unseals again after boot */
 };
+
+/* What the layers below take of the options, each only what it needs. */
+static inline struct ba_tpm_target ba_args_tpm(const struct ba_args *a) {
+        return (struct ba_tpm_target) { .tcti = a->tcti, .wait = a->tpm_wait };
+}
 
 /* Returns 0, or BA_EXIT_USAGE after logging what is wrong. */
 int ba_args_parse(int argc, char **argv, struct ba_args *a);

@@ -65,5 +65,5 @@ int ba_cmd_confirm(const struct ba_args *a) {
                 log_warning("Cannot sync the directory of %s: %s", prev, strerror(-r));
         log_info("Confirmed %s: removed %s, which would still unseal under the old boot state.", a->key_path, prev);
         free(prev);
-        return ba_update_initramfs(a);
+        return ba_update_initramfs(a->config_dir, !a->update_initramfs);
 }

@@ -48,10 +48,11 @@ static int add_to_keyring(const struct ba_args *a, const struct ba_keyfile *kf, 
 /* m: the loaded key's measurement, or NULL when the key was unsealed but not loaded. */
 static int lock_after(const struct ba_args *a, const struct ba_keyfile *kf, const uint8_t *m) {
         unsigned pcr = kf->lock_pcr >= 0 ? (unsigned) kf->lock_pcr : BA_LOCK_PCR_DEFAULT;
+        const struct ba_tpm_target tpm = ba_args_tpm(a);
         struct ba_tpm t;
         int r;
 
-        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+        r = ba_tpm_open(&t, &tpm);
         if (r == 0) {
                 r = ba_lock(&t, UINT32_C(1) << pcr, (const uint8_t (*)[BA_DIGEST_SIZE]) m, m ? 1 : 0);
                 ba_tpm_close(&t);
@@ -196,11 +197,12 @@ static int load_provisioned(const struct ba_args *a, const struct ba_args *b, st
  */
 static int load_from_store(const struct ba_args *a, const struct ba_args *b) {
         char *nv = ba_conf_get(a->config_dir, BA_CONF_PROVISION_NV);
+        const struct ba_tpm_target tpm = ba_args_tpm(a);
         struct ba_prov_index idx = { 0 };
         int r = 0;
 
         if (nv)
-                r = ba_prov_index_read(a, nv, &idx);
+                r = ba_prov_index_read(&tpm, a->pcr_public_key, nv, &idx);
         if (r == 0 && nv)
                 r = ba_provision_reconcile(b, &idx);
         if (r == 0)

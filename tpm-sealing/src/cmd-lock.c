@@ -33,6 +33,7 @@ static void forget_cached_answers(void) {
 int ba_cmd_lock(const struct ba_args *a) {
         uint32_t pcrs = a->lock_pcr >= 0 ? UINT32_C(1) << a->lock_pcr : ba_lock_pcrs_of(a->config_dir);
         uint8_t (*m)[BA_DIGEST_SIZE] = NULL;
+        const struct ba_tpm_target tpm = ba_args_tpm(a);
         struct ba_tpm t;
         char list[64];
         size_t n = 0;
@@ -42,7 +43,7 @@ int ba_cmd_lock(const struct ba_args *a) {
 
         forget_cached_answers();
 
-        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+        r = ba_tpm_open(&t, &tpm);
         if (r == 0) {
                 r = ba_lock(&t, pcrs, (const uint8_t (*)[BA_DIGEST_SIZE]) m, n);
                 ba_tpm_close(&t);

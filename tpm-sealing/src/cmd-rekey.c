@@ -34,5 +34,5 @@ int ba_cmd_rekey(const struct ba_args *a) {
                 return r;
         log_info("Changed the key of %s on %s (new key id %s); %s holds it, sealed and with its recovery copy if "
                  "the old one had one.", a->description, a->device, id, a->key_path);
-        return ba_update_initramfs(a);
+        return ba_update_initramfs(a->config_dir, !a->update_initramfs);
 }

@@ -26,11 +26,12 @@
 
 /* The lock PCR was extended this boot: the TPM will not unseal, so go straight to the passphrase. */
 static bool tpm_locked(const struct ba_args *a, const struct ba_keyfile *kf) {
+        const struct ba_tpm_target tpm = ba_args_tpm(a);
         ba_pcr_values current;
         struct ba_tpm t;
         bool locked = false;
 
-        if (kf->lock_pcr < 0 || ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait) != 0)
+        if (kf->lock_pcr < 0 || ba_tpm_open(&t, &tpm) != 0)
                 return false;
         if (ba_tpm_pcr_read(&t, UINT32_C(1) << kf->lock_pcr, current) == 0)
                 locked = memcmp(current[kf->lock_pcr], kf->pcr_values[kf->lock_pcr], BA_DIGEST_SIZE) != 0;
@@ -157,5 +158,5 @@ int ba_cmd_reseal(const struct ba_args *a) {
         ba_pcr_mask_format(kf.pcr_mask, pcrs, sizeof(pcrs));
         log_info("Resealed %s to sha256 PCRs %s in %s; the previous copy stays until a boot confirms the new one "
                  "(btrfs-auth confirm %s).", kf.description, pcrs, a->key_path, a->target);
-        return ba_update_initramfs(a);
+        return ba_update_initramfs(a->config_dir, !a->update_initramfs);
 }

@@ -129,6 +129,7 @@ static int check_tpm(const struct ba_args *a, struct ba_tpm *t, const struct ba_
 }
 
 int ba_cmd_status(const struct ba_args *a) {
+        const struct ba_tpm_target tpm = ba_args_tpm(a);
         struct ba_keyfile kf;
         struct ba_tpm t;
         int r;
@@ -141,7 +142,7 @@ int ba_cmd_status(const struct ba_args *a) {
         fflush(stdout);
         if (a->no_tpm)
                 return verdict(BA_EXIT_OK, "not checked (--no-tpm)");
-        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+        r = ba_tpm_open(&t, &tpm);
         if (r != 0)
                 return verdict(r, "cannot check: no TPM reachable through %s", ba_tcti_resolve(a->tcti));
         r = check_tpm(a, &t, &kf);

@@ -42,16 +42,16 @@ static int run_shell(const char *cmd) {
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int ba_update_initramfs(const struct ba_args *a) {
+int ba_update_initramfs(const char *config_dir, bool skip) {
         char *cmd;
         int r;
 
-        if (!a->update_initramfs) {
+        if (skip) {
                 log_info("Not updating the initramfs (--no-update-initramfs): rebuild it before the next boot, "
                          "it carries copies of the key files.");
                 return 0;
         }
-        cmd = ba_conf_get(a->config_dir, BA_CONF_UPDATE_INITRAMFS);
+        cmd = ba_conf_get(config_dir, BA_CONF_UPDATE_INITRAMFS);
         if (!cmd && in_path("update-initramfs"))
                 cmd = strdup("update-initramfs -u -k all");
         else if (!cmd && in_path("dracut"))
@@ -59,7 +59,7 @@ int ba_update_initramfs(const struct ba_args *a) {
         if (!cmd) {
                 log_warning("Found neither update-initramfs nor dracut, and %s/btrfs-auth.conf sets no "
                             BA_CONF_UPDATE_INITRAMFS ": rebuild the initramfs yourself before the next boot.",
-                            a->config_dir);
+                            config_dir);
                 return 0;
         }
         log_info("Updating the initramfs so that it carries the new key files: %s", cmd);

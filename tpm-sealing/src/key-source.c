@@ -73,6 +73,7 @@ static int unseal_open(const struct ba_args *a, struct ba_tpm *t, const struct b
 }
 
 int ba_key_unseal(const struct ba_args *a, const struct ba_keyfile *kf, struct ba_secret *key) {
+        const struct ba_tpm_target tpm = ba_args_tpm(a);
         struct ba_signed_input in = { 0 };
         struct ba_tpm t;
         int r = 0;
@@ -81,7 +82,7 @@ int ba_key_unseal(const struct ba_args *a, const struct ba_keyfile *kf, struct b
         if (kf->signed_pcrs.pcr_mask)
                 r = ba_signed_input_read(a->pcr_signature, a->pcr_public_key, kf, &in);
         if (r == 0)
-                r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+                r = ba_tpm_open(&t, &tpm);
         if (r == 0) {
                 r = unseal_open(a, &t, kf, &in, key);
                 ba_tpm_close(&t);

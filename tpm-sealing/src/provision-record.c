@@ -53,8 +53,8 @@ static int parse_handle(const char *text, uint32_t *ret) {
 }
 
 /* The PCR key of this boot image (systemd-stub's copy of .pcrpkey), which alone may write the record. */
-static int read_signer(const struct ba_args *a, struct ba_pcr_pubkey *key) {
-        const char *path = a->pcr_public_key ? a->pcr_public_key : ba_pcr_public_key_find();
+static int read_signer(const char *pcr_public_key, struct ba_pcr_pubkey *key) {
+        const char *path = pcr_public_key ? pcr_public_key : ba_pcr_public_key_find();
         uint8_t *pem = NULL;
         char err[160];
         size_t len = 0;
@@ -124,16 +124,17 @@ static int read_in(struct ba_tpm *t, struct ba_prov_index *idx) {
         return r;
 }
 
-int ba_prov_index_read(const struct ba_args *a, const char *handle_text, struct ba_prov_index *idx) {
+int ba_prov_index_read(const struct ba_tpm_target *tpm, const char *pcr_public_key, const char *handle_text,
+                       struct ba_prov_index *idx) {
         struct ba_tpm t;
         int r;
 
         memset(idx, 0, sizeof(*idx));
         r = parse_handle(handle_text, &idx->handle);
         if (r == 0)
-                r = read_signer(a, &idx->signer.key);
+                r = read_signer(pcr_public_key, &idx->signer.key);
         if (r == 0)
-                r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+                r = ba_tpm_open(&t, tpm);
         if (r != 0)
                 return r;
         r = read_in(&t, idx);
@@ -142,8 +143,8 @@ int ba_prov_index_read(const struct ba_args *a, const char *handle_text, struct 
 }
 
 /* With the TPM open and its SRK loaded: the signature for this boot, the index, the write. */
-static int write_in(const struct ba_args *a, struct ba_tpm *t, struct ba_prov_index *idx,
-                    const uint8_t data[BA_PROV_RECORD_SIZE]) {
+static int write_in(const char *pcr_signature, const char *pcr_public_key, struct ba_tpm *t,
+                    struct ba_prov_index *idx, const uint8_t data[BA_PROV_RECORD_SIZE]) {
         struct ba_keyfile kf;
         struct ba_pcr_signature sig;
         TPM2B_NV_PUBLIC pub;
@@ -155,7 +156,7 @@ static int write_in(const struct ba_args *a, struct ba_tpm *t, struct ba_prov_in
         snprintf(kf.description, sizeof(kf.description), "the provisioning record");
         kf.signed_pcrs.pcr_mask = BA_PROV_SIGNED_PCRS;
         kf.signed_pcrs.key_name = idx->signer.key.name;
-        r = ba_signed_input_read(a->pcr_signature, a->pcr_public_key, &kf, &idx->signer);
+        r = ba_signed_input_read(pcr_signature, pcr_public_key, &kf, &idx->signer);
         if (r == 0)
                 r = ba_signed_select(t, &kf, &idx->signer, &sig);
         if (r != 0)
@@ -173,18 +174,19 @@ static int write_in(const struct ba_args *a, struct ba_tpm *t, struct ba_prov_in
         return r;
 }
 
-int ba_prov_index_write(const struct ba_args *a, struct ba_prov_index *idx, const struct ba_prov_record *rec) {
+int ba_prov_index_write(const struct ba_tpm_target *tpm, const char *pcr_signature, const char *pcr_public_key,
+                        struct ba_prov_index *idx, const struct ba_prov_record *rec) {
         uint8_t data[BA_PROV_RECORD_SIZE];
         struct ba_tpm t;
         int r;
 
         ba_prov_record_encode(rec, data);
-        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+        r = ba_tpm_open(&t, tpm);
         if (r != 0)
                 return r;
         r = ba_tpm_get_srk(&t, NULL);
         if (r == 0)
-                r = write_in(a, &t, idx, data);
+                r = write_in(pcr_signature, pcr_public_key, &t, idx, data);
         ba_tpm_close(&t);
         if (r != 0)
                 return r;
@@ -211,14 +213,14 @@ static int delete_in(struct ba_tpm *t, uint32_t handle) {
         return ba_tpm_nv_undefine(t, obj);
 }
 
-int ba_prov_index_delete(const struct ba_args *a, const char *handle_text) {
+int ba_prov_index_delete(const struct ba_tpm_target *tpm, const char *handle_text) {
         struct ba_tpm t;
         uint32_t handle;
         int r;
 
         r = parse_handle(handle_text, &handle);
         if (r == 0)
-                r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+                r = ba_tpm_open(&t, tpm);
         if (r != 0)
                 return r;
         r = delete_in(&t, handle);

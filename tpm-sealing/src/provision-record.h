@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "args.h"
 #include "secure.h"
 #include "signed-policy.h"
 #include "tpm2-context.h"
@@ -47,18 +46,25 @@ int ba_prov_record_decode(const uint8_t in[BA_PROV_RECORD_SIZE], struct ba_prov_
 /*
  * Reads the index named by handle_text (hex or decimal) and checks that
  * it is btrfs-auth's: size, attributes, and a write policy for the PCR key
- * this boot image carries.  Returns an exit code after logging.
+ * this boot image carries (pcr_public_key, NULL: systemd-stub's).  Returns
+ * an exit code after logging.
  */
-int ba_prov_index_read(const struct ba_args *a, const char *handle_text, struct ba_prov_index *idx);
+int ba_prov_index_read(const struct ba_tpm_target *tpm, const char *pcr_public_key, const char *handle_text,
+                       struct ba_prov_index *idx);
 
-/* Defines the index when missing, writes rec and write-locks it.  Returns an exit code after logging. */
-int ba_prov_index_write(const struct ba_args *a, struct ba_prov_index *idx, const struct ba_prov_record *rec);
+/*
+ * Defines the index when missing, writes rec and write-locks it, with this
+ * boot's PCR signature (pcr_signature and pcr_public_key, NULL:
+ * systemd-stub's).  Returns an exit code after logging.
+ */
+int ba_prov_index_write(const struct ba_tpm_target *tpm, const char *pcr_signature, const char *pcr_public_key,
+                        struct ba_prov_index *idx, const struct ba_prov_record *rec);
 
 /*
  * Deletes the index (owner authorization) after checking its size and
  * attributes are a record's.  Returns an exit code after logging.
  */
-int ba_prov_index_delete(const struct ba_args *a, const char *handle_text);
+int ba_prov_index_delete(const struct ba_tpm_target *tpm, const char *handle_text);
 
 void ba_prov_index_free(struct ba_prov_index *idx);
 

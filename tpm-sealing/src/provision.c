@@ -118,6 +118,7 @@ int ba_provision_reconcile(const struct ba_args *store, const struct ba_prov_ind
 
 /* The resumed or new key against the TPM's record: the record is the authority on which key the root gets. */
 static int pending_ready(struct ba_rekey *k, void *data) {
+        const struct ba_tpm_target tpm = ba_args_tpm(k->a);
         struct ba_prov_index *idx = data;
         struct ba_prov_record rec;
 
@@ -125,7 +126,7 @@ static int pending_ready(struct ba_rekey *k, void *data) {
                 return log_fail(BA_EXIT_FAILURE, "Cannot compute the key id (libcrypto failure).");
         if (!k->have_pending) {
                 memcpy(rec.fsid, k->info.fsid, BA_UUID_SIZE);
-                return ba_prov_index_write(k->a, idx, &rec);
+                return ba_prov_index_write(&tpm, k->a->pcr_signature, k->a->pcr_public_key, idx, &rec);
         }
         if (idx->state == BA_PROV_RECORDED && ba_digest_equal(rec.key_id, idx->rec.key_id, BA_DIGEST_SIZE))
                 return 0;

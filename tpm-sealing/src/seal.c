@@ -88,10 +88,11 @@ static bool check_coverage(const struct ba_args *a) {
 int ba_seal_to_tpm(const struct ba_args *a, const struct ba_secret *key, const struct ba_secret *auth,
                    struct ba_keyfile *kf) {
         const TPM2B_NAME recorded = kf->parent_name;
+        const struct ba_tpm_target tpm = ba_args_tpm(a);
         struct ba_tpm t;
         int r;
 
-        r = ba_tpm_open(&t, ba_tcti_resolve(a->tcti), a->tpm_wait);
+        r = ba_tpm_open(&t, &tpm);
         if (r != 0)
                 return r;
         /*

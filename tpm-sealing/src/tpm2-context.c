@@ -119,7 +119,9 @@ static int init_tcti(struct ba_tpm *t, uint64_t deadline) {
         }
 }
 
-int ba_tpm_open(struct ba_tpm *t, const char *conf, unsigned wait_seconds) {
+int ba_tpm_open(struct ba_tpm *t, const struct ba_tpm_target *where) {
+        const char *conf = ba_tcti_resolve(where->tcti);
+        unsigned wait_seconds = where->wait;
         uint64_t deadline = now_ms() + (uint64_t) wait_seconds * 1000;
         char buf[256];
         const char *path;

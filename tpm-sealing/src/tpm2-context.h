@@ -17,11 +17,17 @@ struct ba_tpm {
         const char *conf;
 };
 
+/* Which TPM to talk to, and how long to wait for it to appear. */
+struct ba_tpm_target {
+        const char *tcti; /* NULL: the environment's, else the default (ba_tcti_resolve) */
+        unsigned wait;    /* seconds */
+};
+
 /* --tcti, else $TPM2TOOLS_TCTI, else $TCTI, else device:/dev/tpmrm0. */
 const char *ba_tcti_resolve(const char *option);
 
-/* Waits up to wait_seconds for the TPM to appear; returns an exit code after logging. */
-int ba_tpm_open(struct ba_tpm *t, const char *conf, unsigned wait_seconds);
+/* Waits up to where->wait seconds for the TPM to appear; returns an exit code after logging. */
+int ba_tpm_open(struct ba_tpm *t, const struct ba_tpm_target *where);
 void ba_tpm_close(struct ba_tpm *t);
 
 /*
