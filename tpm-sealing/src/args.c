@@ -572,6 +572,21 @@ int ba_args_parse(int argc, char **argv, struct ba_args *a) {
         return r;
 }
 
+void ba_args_seal_binding(const struct ba_args *a, struct ba_seal_binding *b) {
+        *b = (struct ba_seal_binding) {
+                .pcr_mask = a->pcr_mask,
+                .pcr_value_mask = a->pcr_value_mask,
+                .lock_pcr = a->lock_pcr,
+                .signed_policy_key = a->signed_policy_key,
+                .signed_mask = a->signed_mask,
+                /* A new binding must cover the initramfs and the command line, unless the administrator gave that up. */
+                .require_coverage = !a->allow_unmeasured &&
+                                    (a->command == BA_CMD_ENROLL ||
+                                     (a->command == BA_CMD_RESEAL && (a->pcrs_given || a->signed_policy_key))),
+        };
+        memcpy(b->pcr_values, a->pcr_values, sizeof(b->pcr_values));
+}
+
 void ba_args_free(struct ba_args *a) {
         free(a->key_path);
         free(a->description);

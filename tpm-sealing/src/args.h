@@ -10,6 +10,7 @@
 #include "log.h"
 #include "pin.h"
 #include "policy.h"
+#include "seal.h"
 #include "tpm2-context.h"
 #include "util.h"
 
@@ -95,6 +96,9 @@ struct ba_args {
 static inline struct ba_tpm_target ba_args_tpm(const struct ba_args *a) {
         return (struct ba_tpm_target) { .tcti = a->tcti, .wait = a->tpm_wait };
 }
+
+/* enroll, reseal: the binding the options ask for (seal.h); reseal then merges in the old file's. */
+void ba_args_seal_binding(const struct ba_args *a, struct ba_seal_binding *b);
 
 /* Returns 0, or BA_EXIT_USAGE after logging what is wrong. */
 int ba_args_parse(int argc, char **argv, struct ba_args *a);

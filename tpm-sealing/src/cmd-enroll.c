@@ -110,6 +110,15 @@ static void report(const struct ba_args *a, const struct ba_keyfile *kf) {
                  kf->lock_pcr >= 0 ? " (lock PCR included)" : "", kf->pin ? " and a PIN" : "", a->key_path);
 }
 
+static int seal(const struct ba_args *a, const struct ba_secret *key, const struct ba_secret *auth,
+                struct ba_keyfile *kf) {
+        const struct ba_tpm_target tpm = ba_args_tpm(a);
+        struct ba_seal_binding b;
+
+        ba_args_seal_binding(a, &b);
+        return ba_seal_to_tpm(&tpm, &b, key, auth, kf);
+}
+
 int ba_cmd_enroll(const struct ba_args *a) {
         struct ba_secret key = { 0 }, auth = { 0 };
         struct ba_keyfile kf;
@@ -130,7 +139,7 @@ int ba_cmd_enroll(const struct ba_args *a) {
         if (r == 0 && a->pin)
                 r = ba_pin_get_auth(&a->pin_ask, kf.description, BA_ASK_NEW, &auth);
         if (r == 0)
-                r = ba_seal_to_tpm(a, &key, &auth, &kf);
+                r = seal(a, &key, &auth, &kf);
         if (r == 0)
                 r = write_recovery(a, &key);
         ba_secret_free(&auth);

@@ -77,8 +77,8 @@ static int get_key(const struct ba_args *a, const struct ba_keyfile *kf, struct 
 }
 
 /* The binding asked for: the old selection unless --pcrs, explicit values win, the lock PCR keeps its value. */
-static void new_binding(const struct ba_args *a, const struct ba_keyfile *old, struct ba_args *b) {
-        *b = *a;
+static void new_binding(const struct ba_args *a, const struct ba_keyfile *old, struct ba_seal_binding *b) {
+        ba_args_seal_binding(a, b);
         b->pcr_mask = (a->pcrs_given ? a->pcr_mask : old->pcr_mask) | a->pcr_value_mask;
         b->lock_pcr = old->lock_pcr;
         if (old->lock_pcr >= 0) {
@@ -121,8 +121,9 @@ static int keep_previous(const struct ba_args *a) {
 
 static int seal_new(const struct ba_args *a, const struct ba_keyfile *old, const struct ba_secret *key,
                     struct ba_keyfile *kf) {
+        const struct ba_tpm_target tpm = ba_args_tpm(a);
         struct ba_secret auth = { 0 };
-        struct ba_args b;
+        struct ba_seal_binding b;
         int r = 0;
 
         new_binding(a, old, &b);
@@ -132,7 +133,7 @@ static int seal_new(const struct ba_args *a, const struct ba_keyfile *old, const
         if (kf->pin)
                 r = ba_pin_get_auth(&a->pin_ask, kf->description, BA_ASK_NEW, &auth);
         if (r == 0)
-                r = ba_seal_to_tpm(&b, key, &auth, kf);
+                r = ba_seal_to_tpm(&tpm, &b, key, &auth, kf);
         ba_secret_free(&auth);
         return r;
 }

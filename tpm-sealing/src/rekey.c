@@ -52,25 +52,29 @@ static int get_passphrase(struct ba_rekey *k) {
 
 /* The new key file: the current one's binding, this TPM's SRK, a fresh seal and recovery copy. */
 static int seal_pending(struct ba_rekey *k) {
+        const struct ba_tpm_target tpm = ba_args_tpm(k->a);
         struct ba_secret auth = { 0 };
-        struct ba_args b = *k->a;
+        struct ba_seal_binding b = {
+                .pcr_mask = k->old.pcr_mask,
+                /* The current file's sealed values; a first boot takes this boot's. */
+                .pcr_value_mask = k->provisioning ? 0 : k->old.pcr_mask,
+                .lock_pcr = k->old.lock_pcr,
+                .signed_policy_key = k->a->signed_policy_key,
+                .signed_mask = k->a->signed_mask,
+        };
         int r = 0;
 
         k->pending = k->old;
         k->pending.has_created = true;
         k->pending.created = (uint64_t) time(NULL);
-        b.pcr_mask = k->old.pcr_mask;
-        /* The current file's sealed values; a first boot takes this boot's. */
-        b.pcr_value_mask = k->provisioning ? 0 : k->old.pcr_mask;
         memcpy(b.pcr_values, k->old.pcr_values, sizeof(b.pcr_values));
-        b.lock_pcr = k->old.lock_pcr;
         if (k->old.has_recovery && ba_recovery_seal(&k->new_key, &k->pass, k->old.description, k->old.recovery.log_n,
                                                     &k->pending.recovery) < 0)
                 return log_fail(BA_EXIT_FAILURE, "Cannot encrypt the recovery copy of the new key.");
         if (k->old.pin)
                 r = ba_pin_get_auth(&k->a->pin_ask, k->old.description, BA_ASK_NEW, &auth);
         if (r == 0)
-                r = ba_seal_to_tpm(&b, &k->new_key, &auth, &k->pending);
+                r = ba_seal_to_tpm(&tpm, &b, &k->new_key, &auth, &k->pending);
         ba_secret_free(&auth);
         return r;
 }

@@ -24,52 +24,52 @@ static void warn_unmeasured(uint32_t mask, const ba_pcr_values values) {
                                     "proves nothing about this boot.", i);
 }
 
-/* Current values by default; explicit --pcr-value wins; the lock PCR gets its value at TPM startup (zeros). */
-static int choose_pcr_values(const struct ba_args *a, struct ba_tpm *t, struct ba_keyfile *kf) {
-        uint32_t lock_bit = a->lock_pcr >= 0 ? UINT32_C(1) << a->lock_pcr : 0;
-        uint32_t read_mask = a->pcr_mask & ~a->pcr_value_mask & ~lock_bit;
+/* Current values by default; given values win; the lock PCR gets its value at TPM startup (zeros). */
+static int choose_pcr_values(const struct ba_seal_binding *b, struct ba_tpm *t, struct ba_keyfile *kf) {
+        uint32_t lock_bit = b->lock_pcr >= 0 ? UINT32_C(1) << b->lock_pcr : 0;
+        uint32_t read_mask = b->pcr_mask & ~b->pcr_value_mask & ~lock_bit;
         int r;
 
-        kf->pcr_mask = a->pcr_mask;
-        kf->lock_pcr = a->lock_pcr;
+        kf->pcr_mask = b->pcr_mask;
+        kf->lock_pcr = b->lock_pcr;
         r = ba_tpm_pcr_read(t, read_mask, kf->pcr_values);
         if (r != 0)
                 return r;
         warn_unmeasured(read_mask, kf->pcr_values);
         for (unsigned i = 0; i < BA_PCR_COUNT; i++)
-                if (a->pcr_value_mask & (UINT32_C(1) << i))
-                        memcpy(kf->pcr_values[i], a->pcr_values[i], BA_DIGEST_SIZE);
-        if (lock_bit && !(a->pcr_value_mask & lock_bit))
-                memset(kf->pcr_values[a->lock_pcr], 0, BA_DIGEST_SIZE);
-        if (a->lock_pcr >= 0 && a->lock_pcr != BA_LOCK_PCR_DEFAULT)
+                if (b->pcr_value_mask & (UINT32_C(1) << i))
+                        memcpy(kf->pcr_values[i], b->pcr_values[i], BA_DIGEST_SIZE);
+        if (lock_bit && !(b->pcr_value_mask & lock_bit))
+                memset(kf->pcr_values[b->lock_pcr], 0, BA_DIGEST_SIZE);
+        if (b->lock_pcr >= 0 && b->lock_pcr != BA_LOCK_PCR_DEFAULT)
                 log_warning("Lock PCR %d: make sure nothing else extends it before btrfs-auth load runs, and "
-                            "that its boot-time value is the sealed one.", a->lock_pcr);
+                            "that its boot-time value is the sealed one.", b->lock_pcr);
         return 0;
 }
 
 /* --signed-policy: PolicyAuthorize for that key over the signed PCRs; otherwise kf keeps its own (reseal). */
-static int choose_signer(const struct ba_args *a, struct ba_keyfile *kf) {
+static int choose_signer(const struct ba_seal_binding *b, struct ba_keyfile *kf) {
         struct ba_pcr_pubkey key;
         uint8_t *pem = NULL;
         size_t len = 0;
         char err[160];
         int r;
 
-        if (!a->signed_policy_key)
+        if (!b->signed_policy_key)
                 return 0;
-        r = ba_read_file(a->signed_policy_key, 16384, &pem, &len);
+        r = ba_read_file(b->signed_policy_key, 16384, &pem, &len);
         if (r < 0) {
-                log_error_errno(r, "Cannot read the PCR public key %s", a->signed_policy_key);
+                log_error_errno(r, "Cannot read the PCR public key %s", b->signed_policy_key);
                 return BA_EXIT_PCR_PUBLIC_KEY;
         }
         r = ba_pcr_pubkey_from_pem(pem, len, &key, err, sizeof(err));
         free(pem);
         if (r < 0)
                 return log_fail(BA_EXIT_PCR_PUBLIC_KEY, "The PCR public key %s is unusable: %s.",
-                                a->signed_policy_key, err);
+                                b->signed_policy_key, err);
         kf->signed_pcrs.key_name = key.name;
-        if (a->signed_mask)
-                kf->signed_pcrs.pcr_mask = a->signed_mask;
+        if (b->signed_mask)
+                kf->signed_pcrs.pcr_mask = b->signed_mask;
         else if (!kf->signed_pcrs.pcr_mask)
                 kf->signed_pcrs.pcr_mask = UINT32_C(1) << 11;
         if (kf->signed_pcrs.pcr_mask & kf->pcr_mask)
@@ -77,22 +77,13 @@ static int choose_signer(const struct ba_args *a, struct ba_keyfile *kf) {
         return 0;
 }
 
-/* A new binding must cover the initramfs and the command line, unless the administrator gave that up. */
-static bool check_coverage(const struct ba_args *a) {
-        if (a->allow_unmeasured)
-                return false;
-        return a->command == BA_CMD_ENROLL ||
-               (a->command == BA_CMD_RESEAL && (a->pcrs_given || a->signed_policy_key));
-}
-
-int ba_seal_to_tpm(const struct ba_args *a, const struct ba_secret *key, const struct ba_secret *auth,
-                   struct ba_keyfile *kf) {
+int ba_seal_to_tpm(const struct ba_tpm_target *tpm, const struct ba_seal_binding *b, const struct ba_secret *key,
+                   const struct ba_secret *auth, struct ba_keyfile *kf) {
         const TPM2B_NAME recorded = kf->parent_name;
-        const struct ba_tpm_target tpm = ba_args_tpm(a);
         struct ba_tpm t;
         int r;
 
-        r = ba_tpm_open(&t, &tpm);
+        r = ba_tpm_open(&t, tpm);
         if (r != 0)
                 return r;
         /*
@@ -103,10 +94,10 @@ int ba_seal_to_tpm(const struct ba_args *a, const struct ba_secret *key, const s
         if (r == 0)
                 r = ba_tpm_srk_name(&t, &kf->parent_name);
         if (r == 0)
-                r = choose_pcr_values(a, &t, kf);
+                r = choose_pcr_values(b, &t, kf);
         if (r == 0)
-                r = choose_signer(a, kf);
-        if (r == 0 && check_coverage(a))
+                r = choose_signer(b, kf);
+        if (r == 0 && b->require_coverage)
                 r = ba_boot_chain_require(kf);
         if (r == 0 && ba_policy_digest(kf->pcr_mask, kf->pcr_values, kf->pin, &kf->signed_pcrs, kf->policy_digest) < 0)
                 r = log_fail(BA_EXIT_FAILURE, "Cannot compute the policy digest (libcrypto failure).");
