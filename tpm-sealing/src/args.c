@@ -572,6 +572,18 @@ int ba_args_parse(int argc, char **argv, struct ba_args *a) {
         return r;
 }
 
+struct ba_unseal_opts ba_args_unseal(const struct ba_args *a) {
+        return (struct ba_unseal_opts) {
+                .tpm = ba_args_tpm(a),
+                .pcr_signature = a->pcr_signature,
+                .pcr_public_key = a->pcr_public_key,
+                .pin_ask = a->pin_ask,
+                .pin_tries = a->pin_tries,
+                .pass_ask = a->pass_ask,
+                .recovery_tries = a->recovery_tries,
+        };
+}
+
 void ba_args_seal_binding(const struct ba_args *a, struct ba_seal_binding *b) {
         *b = (struct ba_seal_binding) {
                 .pcr_mask = a->pcr_mask,

@@ -7,6 +7,7 @@
 
 #include <keyutils.h>
 
+#include "key-source.h"
 #include "log.h"
 #include "pin.h"
 #include "policy.h"
@@ -95,6 +96,13 @@ struct ba_args {
 /* What the layers below take of the options, each only what it needs. */
 static inline struct ba_tpm_target ba_args_tpm(const struct ba_args *a) {
         return (struct ba_tpm_target) { .tcti = a->tcti, .wait = a->tpm_wait };
+}
+
+/* load, reseal, rekey: how to unseal (key-source.h). */
+struct ba_unseal_opts ba_args_unseal(const struct ba_args *a);
+/* load, reseal: the key file whose .previous copy may stand in when the TPM refuses; NULL for a path target. */
+static inline const char *ba_args_previous_of(const struct ba_args *a) {
+        return a->target_is_name ? a->key_path : NULL;
 }
 
 /* enroll, reseal: the binding the options ask for (seal.h); reseal then merges in the old file's. */

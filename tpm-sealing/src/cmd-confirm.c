@@ -48,7 +48,7 @@ int ba_cmd_confirm(const struct ba_args *a) {
                 r = check_this_boot(a);
         if (r != 0)
                 return r;
-        prev = ba_key_path_with(a, BA_PREVIOUS_SUFFIX);
+        prev = ba_key_path_with(a->key_path, BA_PREVIOUS_SUFFIX);
         if (!prev)
                 return log_fail(BA_EXIT_FAILURE, "Out of memory.");
         if (unlink(prev) < 0) {

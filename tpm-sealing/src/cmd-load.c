@@ -135,6 +135,7 @@ static int check_recorded(const struct ba_secret *key, const uint8_t *expected_i
 
 /* expected_id: the key id the TPM's provisioning record names, or NULL. */
 static int load_plain(const struct ba_args *a, const uint8_t *expected_id) {
+        const struct ba_unseal_opts o = ba_args_unseal(a);
         struct ba_secret key = { 0 };
         struct device_state dev = { 0 };
         enum ba_key_source source = BA_SOURCE_NONE;
@@ -147,7 +148,7 @@ static int load_plain(const struct ba_args *a, const uint8_t *expected_id) {
                 r = check_device_early(a, &kf, &dev);
         if (r != 0)
                 return r;
-        r = ba_key_obtain(a, &kf, true, &key, &source, NULL);
+        r = ba_key_obtain(&o, &kf, ba_args_previous_of(a), &key, &source, NULL);
         if (r != 0)
                 return r;
         r = check_recorded(&key, expected_id, a->key_path);

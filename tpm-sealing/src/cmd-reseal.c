@@ -61,6 +61,7 @@ static int check_raw_key(const struct ba_keyfile *kf, const struct ba_secret *ke
 }
 
 static int get_key(const struct ba_args *a, const struct ba_keyfile *kf, struct ba_secret *key) {
+        const struct ba_unseal_opts o = ba_args_unseal(a);
         enum ba_key_source source;
         int r;
 
@@ -73,7 +74,7 @@ static int get_key(const struct ba_args *a, const struct ba_keyfile *kf, struct 
                          "%s; asking for its recovery passphrase.", kf->lock_pcr, kf->description);
                 return ba_passphrase_unlock(kf, &a->pass_ask, a->recovery_tries, key, NULL);
         }
-        return ba_key_obtain(a, kf, true, key, &source, NULL);
+        return ba_key_obtain(&o, kf, ba_args_previous_of(a), key, &source, NULL);
 }
 
 /* The binding asked for: the old selection unless --pcrs, explicit values win, the lock PCR keeps its value. */
@@ -94,7 +95,7 @@ static void new_binding(const struct ba_args *a, const struct ba_keyfile *old, s
 
 /* NAME.sealed.previous: the last file a boot confirmed; an unconfirmed reseal does not replace it. */
 static int keep_previous(const struct ba_args *a) {
-        char *prev = ba_key_path_with(a, BA_PREVIOUS_SUFFIX);
+        char *prev = ba_key_path_with(a->key_path, BA_PREVIOUS_SUFFIX);
         uint8_t *buf = NULL;
         size_t len = 0;
         int r;

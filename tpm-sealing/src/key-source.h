@@ -3,9 +3,10 @@
 
 #include <stdbool.h>
 
-#include "args.h"
 #include "keyfile.h"
+#include "pin.h"
 #include "secure.h"
+#include "tpm2-context.h"
 
 /* Where a key came from, as recorded for "btrfs-auth confirm". */
 enum ba_key_source {
@@ -18,17 +19,28 @@ enum ba_key_source {
 };
 const char *ba_key_source_name(enum ba_key_source s);
 
+/* How a sealed key is got out: which TPM, where this boot's PCR signature is, how to ask a person. */
+struct ba_unseal_opts {
+        struct ba_tpm_target tpm;
+        const char *pcr_signature;  /* this boot's signed PCR values; NULL: systemd-stub's */
+        const char *pcr_public_key; /* the key that signs them; NULL: systemd-stub's */
+        struct ba_ask pin_ask;
+        unsigned pin_tries;         /* PIN attempts when a person types it */
+        struct ba_ask pass_ask;
+        unsigned recovery_tries;    /* recovery passphrase attempts; 0: never ask */
+};
+
 /* Unseals kf's key with the TPM, asking for the PIN if it has one.  Returns an exit code after logging. */
-int ba_key_unseal(const struct ba_args *a, const struct ba_keyfile *kf, struct ba_secret *key);
+int ba_key_unseal(const struct ba_unseal_opts *o, const struct ba_keyfile *kf, struct ba_secret *key);
 
 /*
- * The key of kf (NAME.sealed, read from a->key_path): from the TPM, then
- * (for NAME targets, when allow_previous) NAME.sealed.previous, then the
- * recovery passphrase (a->recovery_tries tries).  *pass, when not NULL,
- * keeps the passphrase if that was the way in.  Returns an exit code.
+ * The key of kf: from the TPM, then (with previous_of, the path kf was
+ * read from) <previous_of>.previous, then the recovery passphrase
+ * (o->recovery_tries tries).  *pass, when not NULL, keeps the passphrase
+ * if that was the way in.  Returns an exit code.
  */
-int ba_key_obtain(const struct ba_args *a, const struct ba_keyfile *kf, bool allow_previous, struct ba_secret *key,
-                  enum ba_key_source *source, struct ba_secret *pass);
+int ba_key_obtain(const struct ba_unseal_opts *o, const struct ba_keyfile *kf, const char *previous_of,
+                  struct ba_secret *key, enum ba_key_source *source, struct ba_secret *pass);
 
-/* <config-dir>/NAME.sealed<suffix> for NAME targets, a->key_path<suffix> otherwise; malloc'ed. */
-char *ba_key_path_with(const struct ba_args *a, const char *suffix);
+/* key_path followed by suffix (NAME.sealed.new, .previous), malloc'ed; NULL when out of memory. */
+char *ba_key_path_with(const char *key_path, const char *suffix);

@@ -74,7 +74,7 @@ static int prepare(const struct ba_args *a, struct ba_args *c, char **device, ch
 }
 
 static bool pending_exists(const struct ba_args *store) {
-        char *path = ba_key_path_with(store, BA_PENDING_SUFFIX);
+        char *path = ba_key_path_with(store->key_path, BA_PENDING_SUFFIX);
         bool exists = path && access(path, F_OK) == 0;
 
         free(path);
@@ -103,7 +103,7 @@ int ba_provision_reconcile(const struct ba_args *store, const struct ba_prov_ind
         if (!pending)
                 return 0;
         /* The first boot writes the record before it changes the root: without one, the root is as built. */
-        path = ba_key_path_with(store, BA_PENDING_SUFFIX);
+        path = ba_key_path_with(store->key_path, BA_PENDING_SUFFIX);
         if (!path || unlink(path) < 0) {
                 log_error_errno(path ? errno : ENOMEM, "Cannot remove %s, which no first boot recorded",
                                 path ? path : "NAME.sealed.new");

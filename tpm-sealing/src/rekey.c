@@ -30,11 +30,12 @@ void ba_rekey_free(struct ba_rekey *k) {
 }
 
 static int get_old_key(struct ba_rekey *k) {
+        const struct ba_unseal_opts o = ba_args_unseal(k->a);
         enum ba_key_source source;
 
         if (k->a->key_file)
                 return ba_key_read_file(k->a->key_file, &k->old_key);
-        return ba_key_obtain(k->a, &k->old, false, &k->old_key, &source, &k->pass);
+        return ba_key_obtain(&o, &k->old, NULL, &k->old_key, &source, &k->pass);
 }
 
 /* The passphrase of the current recovery copy, asked for unless it was the way in. */
@@ -113,6 +114,7 @@ static int start_pending(struct ba_rekey *k) {
 
 /* An interrupted rekey: the new key from NAME.sealed.new (TPM, passphrase) or --new-key-file. */
 static int resume_pending(struct ba_rekey *k) {
+        const struct ba_unseal_opts o = ba_args_unseal(k->a);
         int r;
 
         log_info("Resuming the rekey of %s started earlier (%s exists).", k->old.description, k->pending_path);
@@ -124,7 +126,7 @@ static int resume_pending(struct ba_rekey *k) {
         if (k->pass.data && k->pending.has_recovery &&
             ba_recovery_open(&k->pending.recovery, &k->pass, k->pending.description, &k->new_key) == 0)
                 return 0;
-        r = ba_key_unseal(k->a, &k->pending, &k->new_key);
+        r = ba_key_unseal(&o, &k->pending, &k->new_key);
         if (r != 0 && k->pending.has_recovery)
                 r = ba_passphrase_unlock(&k->pending, &k->a->pass_ask, k->a->recovery_tries, &k->new_key, NULL);
         return r;
@@ -156,7 +158,7 @@ static int change_filesystem(struct ba_rekey *k) {
 
 /* NAME.sealed.new becomes NAME.sealed; an older seal of the old key (NAME.sealed.previous) goes. */
 static int retire_old(struct ba_rekey *k) {
-        char *prev = ba_key_path_with(k->a, BA_PREVIOUS_SUFFIX);
+        char *prev = ba_key_path_with(k->a->key_path, BA_PREVIOUS_SUFFIX);
         int r = 0;
 
         if (rename(k->pending_path, k->a->key_path) < 0) {
@@ -205,7 +207,7 @@ static int load_current(struct ba_rekey *k) {
 int ba_rekey_run(struct ba_rekey *k) {
         int r;
 
-        k->pending_path = ba_key_path_with(k->a, BA_PENDING_SUFFIX);
+        k->pending_path = ba_key_path_with(k->a->key_path, BA_PENDING_SUFFIX);
         if (!k->pending_path)
                 return log_fail(BA_EXIT_FAILURE, "Out of memory.");
         r = load_current(k);
