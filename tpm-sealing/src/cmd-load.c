@@ -171,14 +171,22 @@ static int load_plain(const struct ba_args *a, const uint8_t *expected_id) {
         return r;
 }
 
-/* First boot of an image: no NAME.sealed in the store yet. */
+/* First boot of an image: no NAME.sealed in the store yet.  a names the image's files, b the store's. */
 static int load_provisioned(const struct ba_args *a, const struct ba_args *b, struct ba_prov_index *idx) {
+        const struct ba_provision_opts o = {
+                .config_dir = a->config_dir,
+                .name = a->target,
+                .description = a->description,
+                .key_path = b->key_path,
+                .btrfstune = a->btrfstune,
+                .unseal = ba_args_unseal(a),
+        };
         struct ba_secret key = { 0 };
         uint8_t m[BA_DIGEST_SIZE];
         struct ba_keyfile kf;
         int r;
 
-        r = ba_provision(a, b, idx, &key);
+        r = ba_provision(&o, idx, &key);
         if (r == 0)
                 r = ba_keyfile_load(b->key_path, b->description, &kf);
         if (r == 0)
@@ -205,7 +213,7 @@ static int load_from_store(const struct ba_args *a, const struct ba_args *b) {
         if (nv)
                 r = ba_prov_index_read(&tpm, a->pcr_public_key, nv, &idx);
         if (r == 0 && nv)
-                r = ba_provision_reconcile(b, &idx);
+                r = ba_provision_reconcile(b->key_path, &idx);
         if (r == 0)
                 r = access(b->key_path, F_OK) == 0 ?
                             load_plain(b, idx.state == BA_PROV_RECORDED ? idx.rec.key_id : NULL) :

@@ -22,7 +22,16 @@
 #include "rekey.h"
 
 int ba_cmd_rekey(const struct ba_args *a) {
-        struct ba_rekey k = { .a = a };
+        struct ba_rekey k = {
+                .key_path = a->key_path,
+                .description = a->description,
+                .device = a->device,
+                .btrfstune = a->btrfstune,
+                .key_file = a->key_file,
+                .new_key_file = a->new_key_file,
+                .recovery_file = a->recovery_file,
+                .unseal = ba_args_unseal(a),
+        };
         char id[17];
         int r;
 

@@ -30,9 +30,9 @@ void ba_key_id(const struct ba_secret *key, char out[17]) {
 }
 
 /* The PCR binding of the new key: BTRFS_AUTH_PROVISION_PCRS (default 7), lock PCR (default 15, or "none"). */
-static int binding(const struct ba_args *a, struct ba_rekey *k) {
-        char *pcrs = ba_conf_get(a->config_dir, BA_CONF_PROVISION_PCRS);
-        char *lock = ba_conf_get(a->config_dir, BA_CONF_PROVISION_LOCK_PCR);
+static int binding(const char *config_dir, struct ba_rekey *k) {
+        char *pcrs = ba_conf_get(config_dir, BA_CONF_PROVISION_PCRS);
+        char *lock = ba_conf_get(config_dir, BA_CONF_PROVISION_LOCK_PCR);
         unsigned l = BA_LOCK_PCR_DEFAULT;
         int r = 0;
 
@@ -52,37 +52,35 @@ static int binding(const struct ba_args *a, struct ba_rekey *k) {
         return r;
 }
 
-static int prepare(const struct ba_args *a, struct ba_args *c, char **device, char **prov) {
-        *device = ba_conf_get(a->config_dir, BA_CONF_PROVISION_DEVICE);
-        if (asprintf(prov, "%s/%s%s", a->config_dir, a->target, BA_PROVISIONING_SUFFIX) < 0) {
+/* The provisioning key and the device it opens, both named by the image. */
+static int prepare(const struct ba_provision_opts *o, struct ba_rekey *k, char **device, char **prov) {
+        *device = ba_conf_get(o->config_dir, BA_CONF_PROVISION_DEVICE);
+        if (asprintf(prov, "%s/%s%s", o->config_dir, o->name, BA_PROVISIONING_SUFFIX) < 0) {
                 *prov = NULL;
                 return log_fail(BA_EXIT_FAILURE, "Out of memory.");
         }
         if (access(*prov, R_OK) < 0)
                 return log_fail(BA_EXIT_NO_KEYFILE, "The key store has no %s.sealed, and there is no provisioning "
                                 "key %s: nothing can unlock the filesystem. If the store was wiped, restore its "
-                                "btrfs-auth/%s.sealed from a backup.", a->target, *prov, a->target);
+                                "btrfs-auth/%s.sealed from a backup.", o->name, *prov, o->name);
         if (!*device)
                 return log_fail(BA_EXIT_FAILURE, "btrfs-auth.conf sets no " BA_CONF_PROVISION_DEVICE ": the first "
                                 "boot cannot tell which filesystem to give its own key.");
-        c->key_file = *prov;
-        c->device = *device;
-        c->new_key_file = NULL;
-        c->recovery_file = NULL;
-        c->update_initramfs = false;
+        k->key_file = *prov;
+        k->device = *device;
         return ba_wait_for_device(*device, BA_DEVICE_WAIT, "filesystem");
 }
 
-static bool pending_exists(const struct ba_args *store) {
-        char *path = ba_key_path_with(store->key_path, BA_PENDING_SUFFIX);
+static bool pending_exists(const char *key_path) {
+        char *path = ba_key_path_with(key_path, BA_PENDING_SUFFIX);
         bool exists = path && access(path, F_OK) == 0;
 
         free(path);
         return exists;
 }
 
-int ba_provision_reconcile(const struct ba_args *store, const struct ba_prov_index *idx) {
-        bool sealed = access(store->key_path, F_OK) == 0, pending = pending_exists(store);
+int ba_provision_reconcile(const char *key_path, const struct ba_prov_index *idx) {
+        bool sealed = access(key_path, F_OK) == 0, pending = pending_exists(key_path);
         char uuid[BA_UUID_STRING_MAX], *path;
 
         if (idx->state == BA_PROV_RECORDED) {
@@ -93,17 +91,17 @@ int ba_provision_reconcile(const struct ba_args *store, const struct ba_prov_ind
                                 "(filesystem %s), but the key store has no %s: it was emptied. Nothing is "
                                 "provisioned again: restore it from a backup, or provision again on purpose "
                                 "(docs/admin-guide.md, \"Appliance images\").", (unsigned) idx->handle, uuid,
-                                store->key_path);
+                                key_path);
         }
         if (sealed)
                 return log_fail(BA_EXIT_PROVISIONED, "The key store holds %s, but the TPM has no record of this "
                                 "machine's first boot (NV index 0x%08x %s): the record was deleted, the TPM cleared, "
-                                "or someone put the key file there. Refusing it.", store->key_path,
+                                "or someone put the key file there. Refusing it.", key_path,
                                 (unsigned) idx->handle, idx->state == BA_PROV_NONE ? "missing" : "never written");
         if (!pending)
                 return 0;
         /* The first boot writes the record before it changes the root: without one, the root is as built. */
-        path = ba_key_path_with(store->key_path, BA_PENDING_SUFFIX);
+        path = ba_key_path_with(key_path, BA_PENDING_SUFFIX);
         if (!path || unlink(path) < 0) {
                 log_error_errno(path ? errno : ENOMEM, "Cannot remove %s, which no first boot recorded",
                                 path ? path : "NAME.sealed.new");
@@ -118,7 +116,6 @@ int ba_provision_reconcile(const struct ba_args *store, const struct ba_prov_ind
 
 /* The resumed or new key against the TPM's record: the record is the authority on which key the root gets. */
 static int pending_ready(struct ba_rekey *k, void *data) {
-        const struct ba_tpm_target tpm = ba_args_tpm(k->a);
         struct ba_prov_index *idx = data;
         struct ba_prov_record rec;
 
@@ -126,7 +123,8 @@ static int pending_ready(struct ba_rekey *k, void *data) {
                 return log_fail(BA_EXIT_FAILURE, "Cannot compute the key id (libcrypto failure).");
         if (!k->have_pending) {
                 memcpy(rec.fsid, k->info.fsid, BA_UUID_SIZE);
-                return ba_prov_index_write(&tpm, k->a->pcr_signature, k->a->pcr_public_key, idx, &rec);
+                return ba_prov_index_write(&k->unseal.tpm, k->unseal.pcr_signature, k->unseal.pcr_public_key, idx,
+                                           &rec);
         }
         if (idx->state == BA_PROV_RECORDED && ba_digest_equal(rec.key_id, idx->rec.key_id, BA_DIGEST_SIZE))
                 return 0;
@@ -135,9 +133,9 @@ static int pending_ready(struct ba_rekey *k, void *data) {
 }
 
 /* Only the root the builder made gets a key of this machine's own. */
-static int check_image(const struct ba_args *a, const struct ba_rekey *k, const char *device) {
-        char *digest = ba_conf_get(a->config_dir, BA_CONF_PROVISION_DIGEST);
-        char *size = ba_conf_get(a->config_dir, BA_CONF_PROVISION_SIZE);
+static int check_image(const char *config_dir, const struct ba_rekey *k, const char *device) {
+        char *digest = ba_conf_get(config_dir, BA_CONF_PROVISION_DIGEST);
+        char *size = ba_conf_get(config_dir, BA_CONF_PROVISION_SIZE);
         int r = 0;
 
         if (digest || size || k->pending_ready)
@@ -147,30 +145,34 @@ static int check_image(const struct ba_args *a, const struct ba_rekey *k, const 
         return r;
 }
 
-int ba_provision(const struct ba_args *a, const struct ba_args *store, struct ba_prov_index *idx,
-                 struct ba_secret *key) {
-        struct ba_args c = *store;
-        struct ba_rekey k = { .a = &c, .provisioning = true };
+int ba_provision(const struct ba_provision_opts *o, struct ba_prov_index *idx, struct ba_secret *key) {
+        struct ba_rekey k = {
+                .key_path = o->key_path,
+                .description = o->description,
+                .btrfstune = o->btrfstune,
+                .unseal = o->unseal,
+                .provisioning = true,
+        };
         char *device = NULL, *prov = NULL, id[17];
         int r;
 
         log_info("First boot: the key store has no %s.sealed; giving the filesystem a key of this device's own.",
-                 a->target);
+                 o->name);
         if (idx) {
                 k.pending_ready = pending_ready;
                 k.pending_data = idx;
                 /* Sealed like the record: to what the image's PCR key signs, besides the literal PCRs. */
-                c.signed_policy_key = a->pcr_public_key ? a->pcr_public_key : ba_pcr_public_key_find();
-                c.signed_mask = BA_PROV_SIGNED_PCRS;
+                k.signed_policy_key = o->unseal.pcr_public_key ? o->unseal.pcr_public_key : ba_pcr_public_key_find();
+                k.signed_mask = BA_PROV_SIGNED_PCRS;
         } else {
                 log_warning("This image does not record its first boot in the TPM (no " BA_CONF_PROVISION_NV "): "
                             "whoever empties the key store gets a first boot again.");
         }
-        r = binding(a, &k);
+        r = binding(o->config_dir, &k);
         if (r == 0)
-                r = prepare(a, &c, &device, &prov);
-        if (r == 0 && !pending_exists(store))
-                r = check_image(a, &k, device);
+                r = prepare(o, &k, &device, &prov);
+        if (r == 0 && !pending_exists(o->key_path))
+                r = check_image(o->config_dir, &k, device);
         if (r == 0)
                 r = ba_rekey_run(&k);
         if (r == 0) {
@@ -178,7 +180,7 @@ int ba_provision(const struct ba_args *a, const struct ba_args *store, struct ba
                 memset(&k.new_key, 0, sizeof(k.new_key));
                 ba_key_id(key, id);
                 log_info("Provisioned %s (key id %s): sealed to this TPM in %s; the image's provisioning key no "
-                         "longer opens the filesystem and is not used again.", a->description, id, store->key_path);
+                         "longer opens the filesystem and is not used again.", o->description, id, o->key_path);
         }
         ba_rekey_free(&k);
         free(device);

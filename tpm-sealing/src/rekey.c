@@ -11,7 +11,6 @@
 #include "device-check.h"
 #include "exit-codes.h"
 #include "fileio.h"
-#include "initramfs.h"
 #include "key-source.h"
 #include "keyfile-io.h"
 #include "log.h"
@@ -30,12 +29,11 @@ void ba_rekey_free(struct ba_rekey *k) {
 }
 
 static int get_old_key(struct ba_rekey *k) {
-        const struct ba_unseal_opts o = ba_args_unseal(k->a);
         enum ba_key_source source;
 
-        if (k->a->key_file)
-                return ba_key_read_file(k->a->key_file, &k->old_key);
-        return ba_key_obtain(&o, &k->old, NULL, &k->old_key, &source, &k->pass);
+        if (k->key_file)
+                return ba_key_read_file(k->key_file, &k->old_key);
+        return ba_key_obtain(&k->unseal, &k->old, NULL, &k->old_key, &source, &k->pass);
 }
 
 /* The passphrase of the current recovery copy, asked for unless it was the way in. */
@@ -46,22 +44,21 @@ static int get_passphrase(struct ba_rekey *k) {
         if (k->pass.data || !k->old.has_recovery)
                 return 0;
         log_info("The new key gets a recovery copy under the same passphrase as the current one.");
-        r = ba_passphrase_unlock(&k->old, &k->a->pass_ask, k->a->recovery_tries, &check, &k->pass);
+        r = ba_passphrase_unlock(&k->old, &k->unseal.pass_ask, k->unseal.recovery_tries, &check, &k->pass);
         ba_secret_free(&check);
         return r;
 }
 
 /* The new key file: the current one's binding, this TPM's SRK, a fresh seal and recovery copy. */
 static int seal_pending(struct ba_rekey *k) {
-        const struct ba_tpm_target tpm = ba_args_tpm(k->a);
         struct ba_secret auth = { 0 };
         struct ba_seal_binding b = {
                 .pcr_mask = k->old.pcr_mask,
                 /* The current file's sealed values; a first boot takes this boot's. */
                 .pcr_value_mask = k->provisioning ? 0 : k->old.pcr_mask,
                 .lock_pcr = k->old.lock_pcr,
-                .signed_policy_key = k->a->signed_policy_key,
-                .signed_mask = k->a->signed_mask,
+                .signed_policy_key = k->signed_policy_key,
+                .signed_mask = k->signed_mask,
         };
         int r = 0;
 
@@ -73,9 +70,9 @@ static int seal_pending(struct ba_rekey *k) {
                                                     &k->pending.recovery) < 0)
                 return log_fail(BA_EXIT_FAILURE, "Cannot encrypt the recovery copy of the new key.");
         if (k->old.pin)
-                r = ba_pin_get_auth(&k->a->pin_ask, k->old.description, BA_ASK_NEW, &auth);
+                r = ba_pin_get_auth(&k->unseal.pin_ask, k->old.description, BA_ASK_NEW, &auth);
         if (r == 0)
-                r = ba_seal_to_tpm(&tpm, &b, &k->new_key, &auth, &k->pending);
+                r = ba_seal_to_tpm(&k->unseal.tpm, &b, &k->new_key, &auth, &k->pending);
         ba_secret_free(&auth);
         return r;
 }
@@ -83,21 +80,21 @@ static int seal_pending(struct ba_rekey *k) {
 static int write_new_key_copy(struct ba_rekey *k) {
         int r;
 
-        if (!k->a->recovery_file)
+        if (!k->recovery_file)
                 return 0;
-        r = ba_write_file_atomic(k->a->recovery_file, k->new_key.data, k->new_key.len, false);
+        r = ba_write_file_atomic(k->recovery_file, k->new_key.data, k->new_key.len, false);
         if (r < 0) {
-                log_error_errno(r, "Cannot write the new key to %s (it must not exist yet)", k->a->recovery_file);
+                log_error_errno(r, "Cannot write the new key to %s (it must not exist yet)", k->recovery_file);
                 return BA_EXIT_FAILURE;
         }
-        log_info("Wrote the new key to %s (mode 0600): keep it offline as recovery material.", k->a->recovery_file);
+        log_info("Wrote the new key to %s (mode 0600): keep it offline as recovery material.", k->recovery_file);
         return 0;
 }
 
 static int start_pending(struct ba_rekey *k) {
         int r;
 
-        r = k->a->new_key_file ? ba_key_read_file(k->a->new_key_file, &k->new_key) : ba_key_generate(&k->new_key);
+        r = k->new_key_file ? ba_key_read_file(k->new_key_file, &k->new_key) : ba_key_generate(&k->new_key);
         if (r == 0)
                 r = get_passphrase(k);
         if (r == 0)
@@ -108,27 +105,26 @@ static int start_pending(struct ba_rekey *k) {
                 r = ba_keyfile_store(k->pending_path, &k->pending, false);
         if (r == 0)
                 log_info("Wrote the new key's sealed file %s; it replaces %s when the change is done.",
-                         k->pending_path, k->a->key_path);
+                         k->pending_path, k->key_path);
         return r;
 }
 
 /* An interrupted rekey: the new key from NAME.sealed.new (TPM, passphrase) or --new-key-file. */
 static int resume_pending(struct ba_rekey *k) {
-        const struct ba_unseal_opts o = ba_args_unseal(k->a);
         int r;
 
         log_info("Resuming the rekey of %s started earlier (%s exists).", k->old.description, k->pending_path);
         r = ba_keyfile_load(k->pending_path, k->old.description, &k->pending);
         if (r != 0)
                 return r;
-        if (k->a->new_key_file)
-                return ba_key_read_file(k->a->new_key_file, &k->new_key);
+        if (k->new_key_file)
+                return ba_key_read_file(k->new_key_file, &k->new_key);
         if (k->pass.data && k->pending.has_recovery &&
             ba_recovery_open(&k->pending.recovery, &k->pass, k->pending.description, &k->new_key) == 0)
                 return 0;
-        r = ba_key_unseal(&o, &k->pending, &k->new_key);
+        r = ba_key_unseal(&k->unseal, &k->pending, &k->new_key);
         if (r != 0 && k->pending.has_recovery)
-                r = ba_passphrase_unlock(&k->pending, &k->a->pass_ask, k->a->recovery_tries, &k->new_key, NULL);
+                r = ba_passphrase_unlock(&k->pending, &k->unseal.pass_ask, k->unseal.recovery_tries, &k->new_key, NULL);
         return r;
 }
 
@@ -140,45 +136,45 @@ static int change_filesystem(struct ba_rekey *k) {
         int r;
 
         if (verify(k, &k->new_key) == 1) {
-                log_info("%s already verifies with the new key: the filesystem part is done.", k->a->device);
+                log_info("%s already verifies with the new key: the filesystem part is done.", k->device);
                 return 0;
         }
         if (verify(k, &k->old_key) != 1)
                 return log_fail(BA_EXIT_NOT_AUTHENTIC, "Neither the current nor the new key of %s authenticates the "
                                 "superblock of %s: wrong device, or a modified superblock. Nothing was changed.",
-                                k->old.description, k->a->device);
-        r = ba_btrfstune_rekey(k->a->btrfstune, k->a->device, &k->old_key, &k->new_key);
+                                k->old.description, k->device);
+        r = ba_btrfstune_rekey(k->btrfstune, k->device, &k->old_key, &k->new_key);
         if (r == 0)
-                r = ba_device_read(k->a->device, k->sb, &k->info);
+                r = ba_device_read(k->device, k->sb, &k->info);
         if (r == 0 && verify(k, &k->new_key) != 1)
                 r = log_fail(BA_EXIT_REKEY, "btrfstune finished, but the superblock of %s does not verify with the "
-                             "new key; both key files are kept. Run btrfs-auth rekey again.", k->a->device);
+                             "new key; both key files are kept. Run btrfs-auth rekey again.", k->device);
         return r;
 }
 
 /* NAME.sealed.new becomes NAME.sealed; an older seal of the old key (NAME.sealed.previous) goes. */
 static int retire_old(struct ba_rekey *k) {
-        char *prev = ba_key_path_with(k->a->key_path, BA_PREVIOUS_SUFFIX);
+        char *prev = ba_key_path_with(k->key_path, BA_PREVIOUS_SUFFIX);
         int r = 0;
 
-        if (rename(k->pending_path, k->a->key_path) < 0) {
+        if (rename(k->pending_path, k->key_path) < 0) {
                 log_error_errno(errno, "Cannot rename %s to %s; run btrfs-auth rekey again to finish",
-                                k->pending_path, k->a->key_path);
+                                k->pending_path, k->key_path);
                 free(prev);
                 return BA_EXIT_FAILURE;
         }
         if (prev && unlink(prev) < 0 && errno != ENOENT)
                 r = log_error_errno(errno, "Cannot remove %s, a seal of the old key; remove it", prev);
         free(prev);
-        if (ba_fsync_dir_of(k->a->key_path) < 0)
-                log_warning("Cannot sync the directory of %s.", k->a->key_path);
+        if (ba_fsync_dir_of(k->key_path) < 0)
+                log_warning("Cannot sync the directory of %s.", k->key_path);
         return r < 0 ? BA_EXIT_FAILURE : 0;
 }
 
 /* No key file yet (first boot of an image): the binding comes from the caller, the UUID from the device. */
 static void provisioning_keyfile(struct ba_rekey *k) {
         ba_keyfile_init(&k->old);
-        snprintf(k->old.description, sizeof(k->old.description), "%s", k->a->description);
+        snprintf(k->old.description, sizeof(k->old.description), "%s", k->description);
         k->old.pcr_mask = k->provision_pcrs;
         k->old.lock_pcr = k->provision_lock_pcr;
         if (k->provision_lock_pcr >= 0)
@@ -191,23 +187,23 @@ static int load_current(struct ba_rekey *k) {
         int r;
 
         if (k->provisioning) {
-                r = ba_device_read(k->a->device, k->sb, &k->info);
+                r = ba_device_read(k->device, k->sb, &k->info);
                 if (r == 0)
                         provisioning_keyfile(k);
                 return r;
         }
-        r = ba_keyfile_load(k->a->key_path, k->a->description, &k->old);
+        r = ba_keyfile_load(k->key_path, k->description, &k->old);
         if (r == 0)
-                r = ba_device_read(k->a->device, k->sb, &k->info);
+                r = ba_device_read(k->device, k->sb, &k->info);
         if (r == 0)
-                r = ba_device_check_uuid(k->a->device, &k->info, &k->old);
+                r = ba_device_check_uuid(k->device, &k->info, &k->old);
         return r;
 }
 
 int ba_rekey_run(struct ba_rekey *k) {
         int r;
 
-        k->pending_path = ba_key_path_with(k->a->key_path, BA_PENDING_SUFFIX);
+        k->pending_path = ba_key_path_with(k->key_path, BA_PENDING_SUFFIX);
         if (!k->pending_path)
                 return log_fail(BA_EXIT_FAILURE, "Out of memory.");
         r = load_current(k);

@@ -4,24 +4,33 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "args.h"
+#include "key-source.h"
 #include "keyfile.h"
 #include "secure.h"
 #include "superblock.h"
 
 /*
- * One key change of the filesystem on a->device, resumable (see
- * cmd-rekey.c): the current key from a->key_file, the TPM or the recovery
- * passphrase of a->key_path; the new one sealed into a->key_path + ".new"
- * first; btrfstune; then the new file replaces a->key_path.
+ * One key change of the filesystem on device, resumable (see
+ * cmd-rekey.c): the current key from key_file, else the TPM or the
+ * recovery passphrase of key_path; the new one sealed into key_path +
+ * ".new" first; btrfstune; then the new file replaces key_path.
  *
  * provisioning: there is no current key file (first boot of an image):
- * the current key is the provisioning key a->key_file, the new one is
+ * the current key is the provisioning key key_file, the new one is
  * sealed to this boot's values of provision_pcrs plus provision_lock_pcr
  * (at zero), with no recovery copy.
  */
 struct ba_rekey {
-        const struct ba_args *a;
+        const char *key_path;      /* NAME.sealed */
+        const char *description;   /* btrfs:NAME, the key key_path must hold */
+        const char *device;        /* the filesystem */
+        const char *btrfstune;     /* the program that changes its key */
+        const char *key_file;      /* the current key from this file, not from key_path; or NULL */
+        const char *new_key_file;  /* the new key from this file; NULL: a generated one */
+        const char *recovery_file; /* where a copy of the new key goes (must not exist); or NULL */
+        struct ba_unseal_opts unseal; /* the TPM and the prompts, for the current key and a resumed new one */
+        const char *signed_policy_key; /* the new seal's PCR signer; NULL: the current file's */
+        uint32_t signed_mask;
         bool provisioning;
         uint32_t provision_pcrs;
         int provision_lock_pcr; /* -1: none */
