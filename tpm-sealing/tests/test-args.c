@@ -357,6 +357,50 @@ static void test_reseal_confirm_rekey(void **state) {
         ba_args_free(&a);
 }
 
+/* What the commands hand down (args.h): the binding a seal must check for boot-chain coverage, the unseal options. */
+static void test_handed_down(void **state) {
+        struct ba_seal_binding b;
+        struct ba_unseal_opts o;
+        struct ba_args a;
+
+        (void) state;
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--pcrs=7", "--lock-pcr=14", "--tcti=swtpm:port=1",
+                                     "--tpm-wait=4", "root", NULL), 0);
+        ba_args_seal_binding(&a, &b);
+        assert_true(b.require_coverage);
+        assert_int_equal(b.pcr_mask, (1u << 7) | (1u << 14));
+        assert_int_equal(b.lock_pcr, 14);
+        assert_string_equal(ba_args_tpm(&a).tcti, "swtpm:port=1");
+        assert_int_equal(ba_args_tpm(&a).wait, 4);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--pcrs=7", "--allow-unmeasured-initramfs", "root",
+                                     NULL), 0);
+        ba_args_seal_binding(&a, &b);
+        assert_false(b.require_coverage);
+        ba_args_free(&a);
+        /* A reseal keeping its old selection was checked when it was made. */
+        assert_int_equal(parse_words(&a, "reseal", "root", NULL), 0);
+        ba_args_seal_binding(&a, &b);
+        assert_false(b.require_coverage);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "reseal", "--pcrs=7", "root", NULL), 0);
+        ba_args_seal_binding(&a, &b);
+        assert_true(b.require_coverage);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "load", "--pin-tries=2", "--recovery-tries=0", "--pcr-signature=/s.json",
+                                     "root", NULL), 0);
+        o = ba_args_unseal(&a);
+        assert_int_equal(o.pin_tries, 2);
+        assert_int_equal(o.recovery_tries, 0);
+        assert_string_equal(o.pcr_signature, "/s.json");
+        assert_null(o.pcr_public_key);
+        assert_string_equal(ba_args_previous_of(&a), a.key_path);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "load", "/tmp/x.sealed", NULL), 0);
+        assert_null(ba_args_previous_of(&a));
+        ba_args_free(&a);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_load_by_name),
@@ -369,6 +413,7 @@ int main(void) {
                 cmocka_unit_test(test_help_version_lock_status),
                 cmocka_unit_test(test_recovery_options),
                 cmocka_unit_test(test_reseal_confirm_rekey),
+                cmocka_unit_test(test_handed_down),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);
