@@ -65,13 +65,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 step() { echo "boot-$name: $*"; }
-timed() {
-	local what=$1 t
-	shift
-	t=$(ba_now)
-	"$@"
-	step "$what took $(ba_elapsed "$t") s"
-}
 # expect_in LOG ERE...: each ERE matches a line of LOG, in this order.
 expect_in() {
 	local log=$1 prev=0 n p
@@ -324,25 +317,25 @@ check_authenticated_image() {
 	step "btrfs check --check-data-csum with the recovery key: clean after boot $1"
 }
 
-timed "packages, root file system, progs" resolve
-timed "apt-get install ./*.deb in the chroot" install_packages
+ba_timed "packages, root file system, progs" resolve
+ba_timed "apt-get install ./*.deb in the chroot" install_packages
 bad_input_on_host
 stage_machine
-timed "mkfs.btrfs --csum crc32c --rootdir" make_image
-timed "boot 1 (btrfs-auth-convert)" boot 1
+ba_timed "mkfs.btrfs --csum crc32c --rootdir" make_image
+ba_timed "boot 1 (btrfs-auth-convert)" boot 1
 apply_state 1
 [ -s "$work/recovery.key" ] || ba_die "boot 1 exported no recovery key"
-timed "dracut as btrfs-auth-convert asked" initramfs_as_asked 1
-timed "boot 2 (conversion in the initramfs)" boot 2 1200
+ba_timed "dracut as btrfs-auth-convert asked" initramfs_as_asked 1
+ba_timed "boot 2 (conversion in the initramfs)" boot 2 1200
 check_authenticated_image 2
 apply_state 2
-timed "apt-get install --reinstall of the kernel" reinstall_kernel
-timed "boot 3 (after the kernel update; back --prepare)" boot 3
+ba_timed "apt-get install --reinstall of the kernel" reinstall_kernel
+ba_timed "boot 3 (after the kernel update; back --prepare)" boot 3
 # Before the state of boot 3 comes back: the machine still has its key.
-timed "the guard" guard
+ba_timed "the guard" guard
 apply_state 3
-timed "dracut as btrfs-auth-convert back asked" initramfs_as_asked 3
-timed "the way back" way_back
-timed "boot 4 (crc32c again)" boot 4
+ba_timed "dracut as btrfs-auth-convert back asked" initramfs_as_asked 3
+ba_timed "the way back" way_back
+ba_timed "boot 4 (crc32c again)" boot 4
 passed=1
 step PASS

@@ -58,13 +58,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 step() { echo "boot-$name: $*"; }
-timed() {
-	local what=$1 t
-	shift
-	t=$(ba_now)
-	"$@"
-	step "$what took $(ba_elapsed "$t") s"
-}
 ESP_MIB=256
 
 resolve_inputs() {
@@ -281,19 +274,19 @@ check_cross_tpm() {
 }
 
 resolve_inputs
-timed "staging the tree" stage_tree
+ba_timed "staging the tree" stage_tree
 stage_dracut
-timed "btrfs-auth-image" build_image
+ba_timed "btrfs-auth-image" build_image
 for vm in a b c; do cp --sparse=always "$work/appliance.img" "$work/vm-$vm.img"; done
 tamper_in_transit "$work/vm-c.img"
-timed "round 1 (a first boot, c tampered in transit)" boot_round 1 a pass c \
+ba_timed "round 1 (a first boot, c tampered in transit)" boot_round 1 a pass c \
 	'refused:is not the image this boot image was built for'
 superblock_verifies "$work/vm-c.img" || ba_die "the refused first boot changed c's root"
-timed "round 2 (a second boot, b first boot)" boot_round 2 a pass b pass
+ba_timed "round 2 (a second boot, b first boot)" boot_round 2 a pass b pass
 check_keys
 extract_key_files
 empty_store_forge_root
-timed "round 3 (b second boot, a emptied and forged)" boot_round 3 b pass a \
+ba_timed "round 3 (b second boot, a emptied and forged)" boot_round 3 b pass a \
 	'refused:it was emptied. Nothing is provisioned again'
 sha256sum -c --status <(sed "s|-\$|$work/vm-a.img|" "$work/vm-a.forged.sha256") ||
 	ba_die "the refused boot rewrote machine a's disk"

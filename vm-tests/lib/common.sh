@@ -86,6 +86,15 @@ ba_vm_cmdline() {
 # Seconds since the epoch with centiseconds, for timing reports.
 ba_now() { date +%s.%N | cut -c1-13; }
 ba_elapsed() { awk -v a="$1" -v b="$(ba_now)" 'BEGIN { printf "%.1f", b - a }'; }
+# ba_timed WHAT COMMAND...: runs COMMAND, then reports through the
+# caller's step() how long WHAT took.
+ba_timed() {
+	local what=$1 t
+	shift
+	t=$(ba_now)
+	"$@"
+	step "$what took $(ba_elapsed "$t") s"
+}
 
 # How long a Debian root booted with systemd may take from its verdict to
 # power-off.  An orderly shutdown takes 2-5 s, but a TCG guest can stand

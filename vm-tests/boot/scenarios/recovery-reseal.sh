@@ -99,7 +99,7 @@ scenario_after_boot() {
 		install -m 0600 "$work/exported/root.sealed" "$work/root.sealed"
 		install -m 0600 "$work/exported/root.sealed.previous" "$work/initrd-keys/root.sealed.previous"
 		rm -rf "$work/modroot" "$work/dracut"
-		timed "dracut with the resealed key" make_initramfs
+		ba_timed "dracut with the resealed key" make_initramfs
 		;;
 	3)
 		grep -q '^BA-VERDICT: PASS' <(tr -d '\r' <"$work/console-3.markers") || ba_die "boot 3 did not pass"
