@@ -118,7 +118,8 @@ build_image() {
 		--progs "$progs" --dracutbasedir "$work/dracut-base" --pcrs 7 --lock-pcr 15 \
 		--secureboot-key "$work/keys/db.key" --secureboot-cert "$work/keys/db.crt" --pcr-key "$work/keys/pcr.key" \
 		--tpm2-device "$BA_SIGNING_TCTI" \
-		--dracut-arg --add-drivers --dracut-arg "virtio_blk virtio_pci" \
+		--dracut-arg --drivers --dracut-arg "$BA_GUEST_INITRD_DRIVERS" \
+		--dracut-arg --omit --dracut-arg "$BA_GUEST_UNUSED_DRACUT_MODULES" \
 		--cmdline "$(ba_vm_cmdline 0 ' systemd.firstboot=off ba.report=1')" \
 		--provisioning-key-out "$work/provisioning.key" >"$work/build.log" 2>&1 ||
 		ba_die "btrfs-auth-image failed: $(tail -n 5 "$work/build.log")"

@@ -218,7 +218,8 @@ make_initramfs() {
 	dracutbasedir=$d/base dracut --conf "$d/dracut.conf" --confdir "$d/conf.d" --tmpdir "$d/tmp" \
 		--no-hostonly --no-hostonly-cmdline --no-early-microcode --compress=zstd \
 		--kmoddir "$work/modroot/lib/modules/$abi" --kver "$abi" \
-		--add "btrfs btrfs-auth" --add-drivers "virtio_blk virtio_pci" "${DRACUT_EXTRA_ARGS[@]}" \
+		--add "btrfs btrfs-auth" --drivers "$BA_GUEST_INITRD_DRIVERS" \
+		--omit "$BA_GUEST_UNUSED_DRACUT_MODULES" "${DRACUT_EXTRA_ARGS[@]}" \
 		--force "$work/initrd.img" >"$work/dracut.log" 2>&1 ||
 		ba_die "dracut failed: $(tail -n 5 "$work/dracut.log")"
 	grep -q 'Including module: btrfs-auth' "$work/dracut.log" ||
