@@ -26,9 +26,8 @@ host_prepare() {
 	vm_guest_env ENROLL_ARGS "${BA_ENROLL_ARGS:-} --no-recovery"
 	if [ -n "${BA_ENROLL_PASS:-}" ]; then
 		install -m 0600 "$BA_ENROLL_PASS" "$BA_TO_GUEST/pass"
-		# Argon2id at 64 MiB, one pass: the old scrypt default's cost, so that the boots
-		# with 768 MiB and one emulated CPU try passphrases as fast as before.
-		vm_guest_env ENROLL_ARGS "${BA_ENROLL_ARGS:-} --recovery-passphrase --passphrase-from=stdin --argon2-memory=64 --argon2-time=1"
+		# The scenarios choose the Argon2id cost (--argon2-memory, --argon2-time) in ENROLL_ARGS.
+		vm_guest_env ENROLL_ARGS "${BA_ENROLL_ARGS:-} --recovery-passphrase --passphrase-from=stdin"
 	fi
 }
 
