@@ -14,6 +14,8 @@ int ba_cmd_reseal(const struct ba_args *a);
 int ba_cmd_confirm(const struct ba_args *a);
 int ba_cmd_rekey(const struct ba_args *a);
 int ba_cmd_unprovision(const struct ba_args *a);
+int ba_cmd_list(const struct ba_args *a);
+int ba_cmd_wipe(const struct ba_args *a);
 
 /* Reads and parses a key file; with expected, its description must be that. */
 int ba_keyfile_load(const char *path, const char *expected, struct ba_keyfile *kf);

@@ -12,7 +12,7 @@ enum ba_key_source {
         BA_SOURCE_NONE,
         BA_SOURCE_SEALED,   /* NAME.sealed through the TPM */
         BA_SOURCE_PREVIOUS, /* NAME.sealed.previous through the TPM */
-        BA_SOURCE_RECOVERY, /* the recovery passphrase */
+        BA_SOURCE_RECOVERY, /* the recovery copy: recovery key or passphrase */
         BA_SOURCE_KEY_FILE, /* a raw key file given by the administrator */
         BA_SOURCE_PROVISIONED, /* made on this first boot of an image (provision.c) */
 };
@@ -24,8 +24,8 @@ int ba_key_unseal(const struct ba_args *a, const struct ba_keyfile *kf, struct b
 /*
  * The key of kf (NAME.sealed, read from a->key_path): from the TPM, then
  * (for NAME targets, when allow_previous) NAME.sealed.previous, then the
- * recovery passphrase (a->recovery_tries tries).  *pass, when not NULL,
- * keeps the passphrase if that was the way in.  Returns an exit code.
+ * recovery copy (a->recovery_tries tries).  *pass, when not NULL, keeps
+ * what opened the recovery copy (ba_recovery_input) if that was the way in.  Returns an exit code.
  */
 int ba_key_obtain(const struct ba_args *a, const struct ba_keyfile *kf, bool allow_previous, struct ba_secret *key,
                   enum ba_key_source *source, struct ba_secret *pass);

@@ -19,7 +19,7 @@
 source "$here/attacker.sh"
 FIRMWARE=uefi
 RECOVERY=1
-ENROLL_ARGS="--signed-policy=/ba/in/pcr.pem --scrypt-log-n=15"
+ENROLL_ARGS="--signed-policy=/ba/in/pcr.pem --argon2-memory=32 --argon2-time=1"
 BOOT_PLAN=first,updated,recovered
 PROMPT='Recovery passphrase for btrfs:root'
 
