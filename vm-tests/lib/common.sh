@@ -87,9 +87,10 @@ ba_vm_cmdline() {
 # the root is mounted: dracut --drivers takes these instead of every
 # storage driver a generic initramfs carries (three times the size and
 # twice dracut's time, the longest step of a boot test before this); its
-# modules still add what they need.  AHCI and vfat: the ESP of UEFI boots.
+# modules still add what they need.  AHCI, sd_mod and vfat: the ESP of
+# UEFI boots, which the appliance reads its key store from.
 # shellcheck disable=SC2034 # for the boot scripts sourcing this
-BA_GUEST_INITRD_DRIVERS='virtio_blk virtio_pci virtio_rng ahci vfat nls_cp437 nls_ascii nls_utf8'
+BA_GUEST_INITRD_DRIVERS='virtio_blk virtio_pci virtio_rng ahci sd_mod vfat nls_cp437 nls_ascii nls_utf8'
 # shellcheck disable=SC2034
 BA_GUEST_UNUSED_DRACUT_MODULES='crypt dm nvdimm lunmask resume terminfo virtiofs kernel-modules-extra'
 
