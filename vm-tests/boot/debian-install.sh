@@ -150,7 +150,7 @@ stage_machine() {
 	install -D -m 0755 "$here/guest/ba-handoff" "$r/usr/local/libexec/ba-handoff"
 	install -D -m 0644 "$here/guest/ba-install-report.service" "$r/etc/systemd/system/ba-install-report.service"
 	ln -sf ../ba-install-report.service "$r/etc/systemd/system/multi-user.target.wants/ba-install-report.service"
-	printf 'BA_INSTALL_PLAN=before,converted,updated,reverted\nBA_ENROLL_ARGS="--pcrs=0,2,4,7 --lock-pcr=15 --allow-unmeasured-initramfs"\n' \
+	printf 'BA_INSTALL_PLAN=before,converted,updated,reverted\nBA_ENROLL_ARGS="--pcrs=0,2,4,7 --lock-pcr=15 --allow-unmeasured-initramfs --no-recovery"\n' \
 		>"$r/etc/ba-install.conf"
 	install -d -m 0700 "$r/etc/btrfs-auth"
 	echo 'BTRFS_AUTH_UPDATE_INITRAMFS=/usr/local/libexec/ba-handoff' >"$r/etc/btrfs-auth/btrfs-auth.conf"
