@@ -2,7 +2,8 @@
 # btrfstune: convert to hmac-sha256 from every unkeyed type, change the key,
 # go back to an unkeyed type; the result checks with the new key and not with
 # the old one; tampered images are refused and left byte-identical; a resume
-# with another key is refused; progress on a terminal.
+# with another key is refused, also of a change recorded by an older version
+# (key check value without the fsid); progress on a terminal.
 source "$(dirname "$0")/lib.sh"
 t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
 
@@ -112,6 +113,29 @@ t_expect_refusal "resuming with another key is refused" 'not the one the interru
 	tune --csum hmac-sha256 --new-auth-key-file "$T/old.key" "$T/r.img"
 t_expect_ok "resuming with the right key completes" tune --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/r.img"
 t_expect_ok "resumed: checks clean" check --auth-key-file "$T/new.key" "$T/r.img"
+
+# --- the key check value of a change in progress is salted with the fsid ---
+KEYCHECK=$PP_DIR/tests/keycheck.py
+for n in 1 2; do
+	t_image "$T/s$n.img" 300M
+	"$BIN/mkfs.btrfs" -q -f --rootdir "$T/root" "$T/s$n.img" >/dev/null 2>&1 || ba_die "mkfs failed"
+	{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=started tune --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/s$n.img"; } >/dev/null 2>&1 || true
+	t_expect_ok "filesystem $n: the change is recorded" python3 "$KEYCHECK" show "$T/new.key" "$T/s$n.img"
+	t_expect_output "filesystem $n: the key check value is salted with the fsid (flag 1)" '^salted 1 '
+	cp "$T/out" "$T/check$n"
+done
+if [ "$(cut -d ' ' -f 3 "$T/check1")" != "$(cut -d ' ' -f 3 "$T/check2")" ]; then
+	t_ok "the same key gives different check values on two filesystems"
+else
+	t_fail "the same key gives the same check value on two filesystems"
+fi
+t_expect_ok "an item as an older btrfstune wrote it (no fsid, flags 0)" \
+	python3 "$KEYCHECK" unsalt "$T/new.key" "$T/s1.img"
+t_expect_refusal "older item: resuming with another key is refused" 'not the one the interrupted change started with|keys the change was started with' \
+	tune --csum hmac-sha256 --new-auth-key-file "$T/old.key" "$T/s1.img"
+t_expect_ok "older item: resuming with the right key completes" \
+	tune --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/s1.img"
+t_expect_ok "older item: resumed, checks clean" check --auth-key-file "$T/new.key" "$T/s1.img"
 
 # --- progress on a terminal ---
 cp "$T/t.img" "$T/p.img"
