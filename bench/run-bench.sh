@@ -345,7 +345,7 @@ host_loads() {
 		set -euo pipefail
 		tool=$1 tcti=$2 dir=$3 n=$4 iobench=$5 args=$6
 		# shellcheck disable=SC2086 # a word list
-		"$tool" enroll bench --generate --recovery-file="$dir/recovery.key" --config-dir="$dir" \
+		"$tool" enroll bench --generate --recovery-file="$dir/recovery.key" --no-recovery --config-dir="$dir" \
 			--tcti="$tcti" $args -q
 		rm -f "$dir/recovery.key"
 		TCTI_PCAP_FILE=$dir/load.pcap "$tool" load bench --config-dir="$dir" --keyring=@s \

@@ -29,7 +29,7 @@ host_prepare() {
 guest_enroll() {
 	mkdir -p /tmp/ba
 	# shellcheck disable=SC2086 # ENROLL_ARGS is a word list
-	btrfs-auth enroll bench --generate --recovery-file=/tmp/recovery.key \
+	btrfs-auth enroll bench --generate --recovery-file=/tmp/recovery.key --no-recovery \
 		--config-dir=/tmp/ba --tpm-wait=30 $ENROLL_ARGS
 	rm -f /tmp/recovery.key
 }

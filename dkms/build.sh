@@ -23,9 +23,11 @@ kdir=${2:-/lib/modules/$kver/build}
 tarball=${BTRFS_AUTH_LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
 
 # The Debian version of a package whose files are on disk (also while
-# dpkg configures it: a kernel's postinst hooks run before it is "installed").
+# dpkg configures it: a kernel's postinst hooks run before it is "installed");
+# nothing for a package dpkg does not know (dpkg-query then fails: not an
+# error here, under pipefail).
 pkg_version() {
-	dpkg-query -W -f='${db:Status-Status} ${Version}\n' "$1" 2>/dev/null |
+	{ dpkg-query -W -f='${db:Status-Status} ${Version}\n' "$1" 2>/dev/null || true; } |
 		awk '$1 != "not-installed" && $1 != "config-files" { print $2 }'
 }
 

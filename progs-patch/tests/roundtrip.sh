@@ -76,7 +76,7 @@ t_expect_refusal "mkfs with an empty key file" 'empty' \
 # shellcheck disable=SC2016 # expanded by the inner sh
 t_expect_refusal "mkfs with an empty key on stdin" 'empty' \
 	sh -c '"$1" -q -f --csum hmac-sha256 --auth-key-file - "$2" </dev/null' sh "$BIN/mkfs.btrfs" "$T/r.img"
-t_expect_refusal "mkfs with an empty --auth-key" 'empty' \
+t_expect_refusal "mkfs with an empty --auth-key (refused as any --auth-key)" 'auth-key-file' \
 	mkfs --csum hmac-sha256 --auth-key '' "$T/r.img"
 t_expect_refusal "check with an empty key file" 'empty' \
 	"$BIN/btrfs" check --auth-key-file "$T/empty.key" "$T/a.img"
@@ -93,11 +93,11 @@ t_expect_ok "check with the key on stdin" \
 	sh -c '"$1" check --auth-key-file - "$2" <"$3"' sh "$BIN/btrfs" "$T/a.img" "$T/k1.key"
 t_expect_ok "python: superblock of the stdin-key filesystem" python3 "$ORACLE" super "$T/k1.key" "$T/a.img"
 
-# --- --auth-key KEY (2020 form) warns ---
-t_expect_ok "mkfs --auth-key" mkfs --csum hmac-sha256 --auth-key 'text key 0123456' "$T/a.img"
-t_expect_output "--auth-key warns about the process list" 'process list'
+# --- --auth-key KEY (2020 form) is refused: tests/refusals.sh; a text key file ---
+t_expect_refusal "mkfs --auth-key" 'auth-key-file' mkfs --csum hmac-sha256 --auth-key 'text key 0123456' "$T/a.img"
 printf '%s' 'text key 0123456' >"$T/text.key"
 chmod 600 "$T/text.key"
+t_expect_ok "mkfs with a text key file" mkfs --csum hmac-sha256 --auth-key-file "$T/text.key" "$T/a.img"
 t_expect_ok "check with the same bytes from a file" "$BIN/btrfs" check --auth-key-file "$T/text.key" "$T/a.img"
 
 # --- binary keys: NUL and newline bytes count, the length is not strlen() ---

@@ -14,7 +14,7 @@ for i in $(seq 1 300); do seq 1 $((i * 7)) >"$T/root/small/s$i"; done
 t_image "$T/base.img" 400M
 "$BIN/mkfs.btrfs" -q -f --rootdir "$T/root" "$T/base.img" >/dev/null 2>&1 || ba_die "mkfs failed"
 
-convert=(--csum hmac-sha256 --auth-key-file "$T/k1.key")
+convert=(--csum hmac-sha256 --new-auth-key-file "$T/k1.key")
 rekey=(--auth-key-file "$T/k1.key" --new-auth-key-file "$T/k2.key")
 
 # Rerun after a kill, then verify everything with key $2.

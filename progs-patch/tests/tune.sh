@@ -2,7 +2,8 @@
 # btrfstune: convert to hmac-sha256 from every unkeyed type, change the key,
 # go back to an unkeyed type; the result checks with the new key and not with
 # the old one; tampered images are refused and left byte-identical; a resume
-# with another key is refused; progress on a terminal.
+# with another key is refused, also of a change recorded by an older version
+# (key check value without the fsid); progress on a terminal.
 source "$(dirname "$0")/lib.sh"
 t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
 
@@ -27,7 +28,7 @@ for csum in crc32c xxhash sha256 blake2; do
 	"$BIN/mkfs.btrfs" -q -f --csum "$csum" --rootdir "$T/root" "$T/$csum.img" >/dev/null 2>&1 ||
 		ba_die "mkfs --csum $csum failed"
 	t_expect_ok "convert $csum to hmac-sha256" \
-		tune --csum hmac-sha256 --auth-key-file "$T/new.key" "$T/$csum.img"
+		tune --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/$csum.img"
 	t_expect_ok "converted from $csum: checks with the key" check --auth-key-file "$T/new.key" "$T/$csum.img"
 	t_expect_refusal "converted from $csum: no key is refused" -- '--auth-key-file' check "$T/$csum.img"
 	t_expect_refusal "converted from $csum: the old key is refused" 'wrong key' \
@@ -39,7 +40,7 @@ for csum in crc32c xxhash sha256 blake2; do
 	fi
 done
 img=$T/crc32c.img
-t_expect_ok "rerun of a finished conversion" tune --csum hmac-sha256 --auth-key-file "$T/new.key" "$img"
+t_expect_ok "rerun of a finished conversion" tune --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$img"
 t_expect_output "it says there is nothing to do" 'already uses hmac-sha256'
 
 # --- change the key: new.key -> old.key, then refusals ---
@@ -81,7 +82,7 @@ for what in data metadata-copy-1 metadata-copy-2; do
 	t_flip "$T/bad.img" "$off"
 	sum=$(sha256sum <"$T/bad.img")
 	t_expect_refusal "convert refuses tampered $what" 'does not match|nothing was changed' \
-		tune --csum hmac-sha256 --auth-key-file "$T/new.key" "$T/bad.img"
+		tune --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/bad.img"
 	if [ "$(sha256sum <"$T/bad.img")" = "$sum" ]; then
 		t_ok "tampered $what: image byte-identical after the refusal"
 	else
@@ -90,7 +91,7 @@ for what in data metadata-copy-1 metadata-copy-2; do
 done
 # The same for a rekey: an hmac image with a modified block.
 cp "$T/t.img" "$T/bad.img"
-tune --csum hmac-sha256 --auth-key-file "$T/old.key" "$T/bad.img" >/dev/null 2>&1 || ba_die "convert failed"
+tune --csum hmac-sha256 --new-auth-key-file "$T/old.key" "$T/bad.img" >/dev/null 2>&1 || ba_die "convert failed"
 "$BIN/btrfs" inspect-internal dump-tree --auth-key-file "$T/old.key" -t 5 "$T/bad.img" >"$T/fstree"
 leaf=$(awk '$1 == "leaf" { print $2; exit }' "$T/fstree")
 t_flip "$T/bad.img" $(( $(t_physical "$T/bad.img" "$leaf" 2 "$T/old.key") + 2000 ))
@@ -105,17 +106,40 @@ fi
 
 # --- a resume needs the key the change started with ---
 cp "$T/t.img" "$T/r.img"
-{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=data-batch tune --csum hmac-sha256 --auth-key-file "$T/new.key" "$T/r.img"; } >/dev/null 2>&1 || true
+{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=data-batch tune --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/r.img"; } >/dev/null 2>&1 || true
 t_expect_refusal "other tools refuse a filesystem mid-change" 'same btrfstune command' \
 	"$BIN/btrfs" check --auth-key-file "$T/new.key" "$T/r.img"
 t_expect_refusal "resuming with another key is refused" 'not the one the interrupted change started with|keys the change was started with' \
-	tune --csum hmac-sha256 --auth-key-file "$T/old.key" "$T/r.img"
-t_expect_ok "resuming with the right key completes" tune --csum hmac-sha256 --auth-key-file "$T/new.key" "$T/r.img"
+	tune --csum hmac-sha256 --new-auth-key-file "$T/old.key" "$T/r.img"
+t_expect_ok "resuming with the right key completes" tune --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/r.img"
 t_expect_ok "resumed: checks clean" check --auth-key-file "$T/new.key" "$T/r.img"
+
+# --- the key check value of a change in progress is salted with the fsid ---
+KEYCHECK=$PP_DIR/tests/keycheck.py
+for n in 1 2; do
+	t_image "$T/s$n.img" 300M
+	"$BIN/mkfs.btrfs" -q -f --rootdir "$T/root" "$T/s$n.img" >/dev/null 2>&1 || ba_die "mkfs failed"
+	{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=started tune --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/s$n.img"; } >/dev/null 2>&1 || true
+	t_expect_ok "filesystem $n: the change is recorded" python3 "$KEYCHECK" show "$T/new.key" "$T/s$n.img"
+	t_expect_output "filesystem $n: the key check value is salted with the fsid (flag 1)" '^salted 1 '
+	cp "$T/out" "$T/check$n"
+done
+if [ "$(cut -d ' ' -f 3 "$T/check1")" != "$(cut -d ' ' -f 3 "$T/check2")" ]; then
+	t_ok "the same key gives different check values on two filesystems"
+else
+	t_fail "the same key gives the same check value on two filesystems"
+fi
+t_expect_ok "an item as an older btrfstune wrote it (no fsid, flags 0)" \
+	python3 "$KEYCHECK" unsalt "$T/new.key" "$T/s1.img"
+t_expect_refusal "older item: resuming with another key is refused" 'not the one the interrupted change started with|keys the change was started with' \
+	tune --csum hmac-sha256 --new-auth-key-file "$T/old.key" "$T/s1.img"
+t_expect_ok "older item: resuming with the right key completes" \
+	tune --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/s1.img"
+t_expect_ok "older item: resumed, checks clean" check --auth-key-file "$T/new.key" "$T/s1.img"
 
 # --- progress on a terminal ---
 cp "$T/t.img" "$T/p.img"
-t_run script -qec "$BIN/btrfstune --csum hmac-sha256 --auth-key-file $T/new.key $T/p.img" /dev/null
+t_run script -qec "$BIN/btrfstune --csum hmac-sha256 --new-auth-key-file $T/new.key $T/p.img" /dev/null
 if [ "$RC" -eq 0 ] && grep -q $'\r''rewriting data checksums: [0-9]*/[0-9]* MiB' "$T/out"; then
 	t_ok "progress shown on a terminal"
 else

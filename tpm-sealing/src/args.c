@@ -25,18 +25,22 @@ enum {
         C_CONFIRM = 1 << 5,
         C_REKEY = 1 << 6,
         C_UNPROVISION = 1 << 7,
-        C_ALL = C_ENROLL | C_LOAD | C_LOCK | C_STATUS | C_RESEAL | C_CONFIRM | C_REKEY | C_UNPROVISION,
+        C_LIST = 1 << 8,
+        C_WIPE = 1 << 9,
+        C_ALL = C_ENROLL | C_LOAD | C_LOCK | C_STATUS | C_RESEAL | C_CONFIRM | C_REKEY | C_UNPROVISION | C_LIST |
+                C_WIPE,
         C_UNLOCK = C_LOAD | C_RESEAL | C_REKEY, /* commands that may need the key */
-        C_FILES = C_ENROLL | C_LOAD | C_STATUS | C_RESEAL | C_CONFIRM | C_REKEY,
+        C_FILES = C_ENROLL | C_LOAD | C_STATUS | C_RESEAL | C_CONFIRM | C_REKEY | C_LIST | C_WIPE,
 };
 
 enum {
         OPT_TCTI = 0x100, OPT_TPM_WAIT, OPT_CONFIG_DIR, OPT_KEY_FILE, OPT_GENERATE, OPT_RECOVERY_FILE, OPT_PCRS,
         OPT_PCR_VALUE, OPT_LOCK_PCR, OPT_PIN, OPT_PIN_FROM, OPT_PIN_TRIES, OPT_DEVICE, OPT_UUID,
         OPT_DESCRIPTION, OPT_FORCE, OPT_CHECK, OPT_KEYRING, OPT_LOCK, OPT_PCR, OPT_NO_TPM,
-        OPT_RECOVERY_PASSPHRASE, OPT_PASSPHRASE_FROM, OPT_RECOVERY_TRIES, OPT_SCRYPT_LOG_N, OPT_STATE_DIR,
+        OPT_RECOVERY_PASSPHRASE, OPT_PASSPHRASE_FROM, OPT_RECOVERY_TRIES, OPT_STATE_DIR,
         OPT_NO_UPDATE_INITRAMFS, OPT_NEW_KEY_FILE, OPT_BTRFSTUNE, OPT_SIGNED_POLICY, OPT_SIGNED_PCRS,
         OPT_PCR_SIGNATURE, OPT_PCR_PUBLIC_KEY, OPT_ALLOW_UNMEASURED, OPT_ALLOW_UNLOCKED,
+        OPT_RECOVERY_KEY, OPT_NO_RECOVERY, OPT_ARGON2_MEMORY, OPT_ARGON2_TIME, OPT_WIPE_RECOVERY, OPT_WIPE_SEAL,
 };
 
 static const struct {
@@ -61,13 +65,19 @@ static const struct {
         { { "device", required_argument, NULL, OPT_DEVICE }, C_ENROLL | C_REKEY },
         { { "uuid", required_argument, NULL, OPT_UUID }, C_ENROLL },
         { { "description", required_argument, NULL, OPT_DESCRIPTION }, C_ENROLL },
-        { { "force", no_argument, NULL, OPT_FORCE }, C_ENROLL | C_CONFIRM },
+        { { "force", no_argument, NULL, OPT_FORCE }, C_ENROLL | C_CONFIRM | C_WIPE },
+        { { "recovery-key", no_argument, NULL, OPT_RECOVERY_KEY }, C_ENROLL },
         { { "recovery-passphrase", no_argument, NULL, OPT_RECOVERY_PASSPHRASE }, C_ENROLL },
+        { { "no-recovery", no_argument, NULL, OPT_NO_RECOVERY }, C_ENROLL },
+        { { "argon2-memory", required_argument, NULL, OPT_ARGON2_MEMORY }, C_ENROLL },
+        { { "argon2-time", required_argument, NULL, OPT_ARGON2_TIME }, C_ENROLL },
+        { { "recovery", no_argument, NULL, OPT_WIPE_RECOVERY }, C_WIPE },
+        { { "seal", required_argument, NULL, OPT_WIPE_SEAL }, C_WIPE },
         { { "passphrase-from", required_argument, NULL, OPT_PASSPHRASE_FROM }, C_ENROLL | C_UNLOCK },
         { { "recovery-tries", required_argument, NULL, OPT_RECOVERY_TRIES }, C_UNLOCK },
-        { { "scrypt-log-n", required_argument, NULL, OPT_SCRYPT_LOG_N }, C_ENROLL },
         { { "state-dir", required_argument, NULL, OPT_STATE_DIR }, C_LOAD | C_CONFIRM | C_LOCK },
-        { { "no-update-initramfs", no_argument, NULL, OPT_NO_UPDATE_INITRAMFS }, C_RESEAL | C_CONFIRM | C_REKEY },
+        { { "no-update-initramfs", no_argument, NULL, OPT_NO_UPDATE_INITRAMFS },
+          C_RESEAL | C_CONFIRM | C_REKEY | C_WIPE },
         { { "new-key-file", required_argument, NULL, OPT_NEW_KEY_FILE }, C_REKEY },
         { { "btrfstune", required_argument, NULL, OPT_BTRFSTUNE }, C_REKEY },
         { { "check", required_argument, NULL, OPT_CHECK }, C_LOAD },
@@ -96,6 +106,8 @@ static const struct {
         { "confirm", BA_CMD_CONFIRM, C_CONFIRM },
         { "rekey", BA_CMD_REKEY, C_REKEY },
         { "unprovision", BA_CMD_UNPROVISION, C_UNPROVISION },
+        { "list", BA_CMD_LIST, C_LIST },
+        { "wipe", BA_CMD_WIPE, C_WIPE },
 };
 
 static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...) {
@@ -219,11 +231,48 @@ static int parse_enroll_option(struct ba_args *a, int c, const char *arg) {
         }
 }
 
+static int set_recovery_mode(struct ba_args *a, enum ba_recovery_mode mode) {
+        if (a->recovery_mode != BA_RECOVERY_DEFAULT && a->recovery_mode != mode)
+                return usage_error("%s", "--recovery-key, --recovery-passphrase and --no-recovery exclude each other.");
+        a->recovery_mode = mode;
+        return 0;
+}
+
+/* enroll's recovery copy, and what wipe removes. */
+static int parse_recovery_copy_option(struct ba_args *a, int c, const char *arg) {
+        switch (c) {
+        case OPT_RECOVERY_KEY:
+                return set_recovery_mode(a, BA_RECOVERY_KEY);
+        case OPT_RECOVERY_PASSPHRASE:
+                return set_recovery_mode(a, BA_RECOVERY_PASSPHRASE);
+        case OPT_NO_RECOVERY:
+                return set_recovery_mode(a, BA_RECOVERY_NONE);
+        case OPT_ARGON2_MEMORY:
+                if (ba_parse_uint(arg, BA_ARGON2_MEMORY_MAX_KIB / 1024, &a->argon2_memory_mib) < 0 ||
+                    a->argon2_memory_mib < BA_ARGON2_MEMORY_MIN_KIB / 1024)
+                        return usage_error("--argon2-memory: '%s' is not a number of MiB %u..%u.", arg,
+                                           BA_ARGON2_MEMORY_MIN_KIB / 1024, BA_ARGON2_MEMORY_MAX_KIB / 1024);
+                return 0;
+        case OPT_ARGON2_TIME:
+                if (ba_parse_uint(arg, BA_ARGON2_TIME_MAX, &a->argon2_time) < 0 || a->argon2_time < 1)
+                        return usage_error("--argon2-time: '%s' is not a number of passes 1..%d.", arg,
+                                           BA_ARGON2_TIME_MAX);
+                return 0;
+        case OPT_WIPE_RECOVERY:
+                a->wipe_recovery = true;
+                return 0;
+        case OPT_WIPE_SEAL:
+                if (strcmp(arg, "current") != 0 && strcmp(arg, "previous") != 0 && strcmp(arg, "new") != 0)
+                        return usage_error("--seal: '%s' is not one of current, previous, new.", arg);
+                a->wipe_seal = arg;
+                return 0;
+        default:
+                return parse_enroll_option(a, c, arg);
+        }
+}
+
 static int parse_recovery_option(struct ba_args *a, int c, const char *arg) {
         switch (c) {
-        case OPT_RECOVERY_PASSPHRASE:
-                a->recovery_passphrase = true;
-                return 0;
         case OPT_PASSPHRASE_FROM:
                 if (ba_pin_source_parse(arg, &a->pass_ask.from) < 0)
                         return usage_error("--passphrase-from: '%s' is not one of auto, tty, stdin, ask-password.",
@@ -232,12 +281,6 @@ static int parse_recovery_option(struct ba_args *a, int c, const char *arg) {
         case OPT_RECOVERY_TRIES:
                 if (ba_parse_uint(arg, 10, &a->recovery_tries) < 0)
                         return usage_error("--recovery-tries: '%s' is not a number 0..10.", arg);
-                return 0;
-        case OPT_SCRYPT_LOG_N:
-                if (ba_parse_uint(arg, BA_RECOVERY_LOG_N_MAX, &a->scrypt_log_n) < 0 ||
-                    a->scrypt_log_n < BA_RECOVERY_LOG_N_MIN)
-                        return usage_error("--scrypt-log-n: '%s' is not a number %d..%d.", arg, BA_RECOVERY_LOG_N_MIN,
-                                           BA_RECOVERY_LOG_N_MAX);
                 return 0;
         case OPT_STATE_DIR:
                 a->state_dir = arg;
@@ -252,7 +295,7 @@ static int parse_recovery_option(struct ba_args *a, int c, const char *arg) {
                 a->btrfstune = arg;
                 return 0;
         default:
-                return parse_enroll_option(a, c, arg);
+                return parse_recovery_copy_option(a, c, arg);
         }
 }
 
@@ -457,7 +500,10 @@ static int check_enroll(struct ba_args *a) {
                 return r;
         if (a->pcr_mask == 0 && a->signed_mask == 0 && !a->pin)
                 return usage_error("%s", "Nothing to seal to: choose PCRs (--pcrs) and/or --pin.");
-        if (a->recovery_passphrase && a->pass_ask.from == BA_PIN_FROM_STDIN && a->pin && a->pin_ask.from == BA_PIN_FROM_STDIN)
+        if ((a->argon2_memory_mib || a->argon2_time) && a->recovery_mode == BA_RECOVERY_NONE)
+                return usage_error("%s", "--argon2-memory and --argon2-time set the recovery copy's cost; "
+                                   "--no-recovery makes none.");
+        if (a->recovery_mode == BA_RECOVERY_PASSPHRASE && a->pass_ask.from == BA_PIN_FROM_STDIN && a->pin && a->pin_ask.from == BA_PIN_FROM_STDIN)
                 return usage_error("%s", "The PIN and the recovery passphrase cannot both come from stdin.");
         return 0;
 }
@@ -482,13 +528,22 @@ static int check_name_target(const struct ba_args *a, const char *cmd) {
         return 0;
 }
 
+static int check_wipe(const struct ba_args *a) {
+        if (a->wipe_recovery == !!a->wipe_seal)
+                return usage_error("%s", "wipe needs exactly one of --recovery and --seal=current|previous|new.");
+        return 0;
+}
+
 static int check_command(struct ba_args *a, int npos) {
         int want = a->command == BA_CMD_LOCK || a->command == BA_CMD_UNPROVISION ? 0 : 1;
         static const char *const names[] = { [BA_CMD_ENROLL] = "enroll", [BA_CMD_LOAD] = "load",
                                              [BA_CMD_LOCK] = "lock", [BA_CMD_STATUS] = "status",
                                              [BA_CMD_RESEAL] = "reseal", [BA_CMD_CONFIRM] = "confirm",
-                                             [BA_CMD_REKEY] = "rekey", [BA_CMD_UNPROVISION] = "unprovision" };
+                                             [BA_CMD_REKEY] = "rekey", [BA_CMD_UNPROVISION] = "unprovision",
+                                             [BA_CMD_LIST] = "list", [BA_CMD_WIPE] = "wipe" };
 
+        if (a->command == BA_CMD_LIST && npos <= 1)
+                want = npos; /* every key of the config dir, or one */
         if (npos != want)
                 return usage_error("'btrfs-auth %s' takes %s.", names[a->command],
                                    want ? "one NAME or key file path" : "no NAME");
@@ -498,6 +553,8 @@ static int check_command(struct ba_args *a, int npos) {
                 return check_enroll(a);
         if (a->command == BA_CMD_REKEY)
                 return check_rekey(a);
+        if (a->command == BA_CMD_WIPE)
+                return check_wipe(a);
         return 0;
 }
 
@@ -509,7 +566,6 @@ static void args_init(struct ba_args *a) {
         a->keyring = KEY_SPEC_USER_KEYRING;
         a->pin_tries = BA_PIN_TRIES_DEFAULT;
         a->recovery_tries = BA_RECOVERY_TRIES_DEFAULT;
-        a->scrypt_log_n = BA_RECOVERY_LOG_N_DEFAULT;
         a->update_initramfs = true;
         a->btrfstune = "btrfstune";
 }
@@ -529,8 +585,8 @@ static int find_command(const char *name, struct ba_args *a, unsigned *bit) {
                         *bit = commands[i].bit;
                         return 0;
                 }
-        return usage_error("Unknown command '%s': use enroll, load, lock, status, reseal, confirm, rekey or "
-                           "unprovision.", name);
+        return usage_error("Unknown command '%s': use enroll, load, lock, status, list, reseal, confirm, rekey, "
+                           "wipe or unprovision.", name);
 }
 
 /* systemd-ask-password waits as long as the load unit allows for a person (the generator reads the same setting). */
@@ -563,7 +619,8 @@ int ba_args_parse(int argc, char **argv, struct ba_args *a) {
                 if (r < 0)
                         return log_fail(BA_EXIT_FAILURE, "Out of memory.");
         }
-        if (r == 0 && (a->command == BA_CMD_RESEAL || a->command == BA_CMD_CONFIRM || a->command == BA_CMD_REKEY))
+        if (r == 0 && (a->command == BA_CMD_RESEAL || a->command == BA_CMD_CONFIRM || a->command == BA_CMD_REKEY ||
+                       a->command == BA_CMD_WIPE || (a->command == BA_CMD_LIST && a->target)))
                 r = check_name_target(a, argv[1]);
         if (r == 0 && (a->command == BA_CMD_CONFIRM || a->command == BA_CMD_LOCK) && !a->state_dir)
                 a->state_dir = BA_STATE_DIR_DEFAULT;
@@ -625,6 +682,9 @@ void ba_usage(FILE *f) {
               "  lock              measure the loaded keys into the lock PCRs and lock them: [--pcr=PCR]\n"
               "                    (default: every key file's lock PCR, else 15) [--state-dir=DIR]\n"
               "  status NAME|FILE  what the key is bound to, whether it unseals now: [--no-tpm]\n"
+              "  list [NAME]       each key's seals (NAME.sealed, .previous, .new) and recovery copy\n"
+              "  wipe NAME         remove one way to open the key: --recovery | --seal=current|previous|new\n"
+              "                    [--force] (needed to remove the last way to open it)\n"
               "  reseal NAME       seal the same key to new PCR values: [--pcrs=LIST] [--pcr-value=PCR=HEX]...\n"
               "                    [--key-file=FILE]; keeps NAME.sealed.previous until confirm\n"
               "  confirm NAME      after a boot that unsealed the new NAME.sealed: drop NAME.sealed.previous\n"
@@ -633,7 +693,9 @@ void ba_usage(FILE *f) {
               "  unprovision       appliance images: delete the TPM's record of this machine's first boot\n"
               "                    (BTRFS_AUTH_PROVISION_NV; owner authorization), so that a freshly written\n"
               "                    image provisions again\n"
-              "Recovery: enroll --recovery-passphrase [--scrypt-log-n=N]; load, reseal, rekey fall back to it\n"
+              "Recovery: enroll makes a recovery key, printed once on stdout (default when stdout is a\n"
+              "  terminal; --recovery-key), or --recovery-passphrase (weaker), or --no-recovery;\n"
+              "  Argon2id cost: [--argon2-memory=MIB] [--argon2-time=N]. load, reseal, rekey fall back to it\n"
               "  (--recovery-tries=N, default 3; --passphrase-from=auto|tty|stdin|ask-password).\n"
               "  reseal, confirm and rekey update the initramfs unless --no-update-initramfs.\n"
               "\n"
@@ -648,6 +710,8 @@ void ba_usage(FILE *f) {
               "  through a UKI, 16 no PCR signature, 17 malformed signature file, 18 no signature for\n"
               "  this boot's PCRs, 19 wrong or missing PCR public key, 20 signature rejected by the TPM;\n"
               "  appliance images: 30 key store and the TPM's first-boot record disagree, 31 the TPM's\n"
-              "  NV index is not btrfs-auth's, 32 the root is not the image the boot image was built for.\n"
+              "  NV index is not btrfs-auth's, 32 the root is not the image the boot image was built for;\n"
+              "  recovery copies: 40 the recovery key has a typo, 41 damaged recovery copy, 42 its KDF cost\n"
+              "  is beyond the bounds.\n"
               "See btrfs-auth(8).\n", f);
 }

@@ -7,6 +7,7 @@
 
 #include <keyutils.h>
 
+#include "enroll-recovery.h"
 #include "key-source.h"
 #include "log.h"
 #include "pin.h"
@@ -30,6 +31,8 @@ enum ba_command {
         BA_CMD_CONFIRM,
         BA_CMD_REKEY,
         BA_CMD_UNPROVISION,
+        BA_CMD_LIST,
+        BA_CMD_WIPE,
 };
 
 #define BA_STATE_DIR_DEFAULT "/run/btrfs-auth"
@@ -72,11 +75,14 @@ struct ba_args {
         /* status */
         bool no_tpm;
 
-        /* recovery passphrase: enroll, load, reseal, rekey */
-        bool recovery_passphrase; /* enroll: add a recovery copy */
+        /* recovery copy: enroll makes it; load, reseal, rekey fall back to it; wipe removes it */
+        enum ba_recovery_mode recovery_mode; /* enroll */
+        unsigned argon2_memory_mib;          /* enroll: 0 = the default of the kind */
+        unsigned argon2_time;                /* enroll: 0 = the default of the kind */
         struct ba_ask pass_ask;
         unsigned recovery_tries;
-        unsigned scrypt_log_n;
+        bool wipe_recovery;                  /* wipe --recovery */
+        const char *wipe_seal;               /* wipe --seal=current|previous|new */
         bool pcrs_given;          /* reseal: --pcrs replaces the old selection */
         const char *state_dir;    /* load: record how the key was obtained; confirm: read it */
         bool update_initramfs;    /* reseal, confirm, rekey */

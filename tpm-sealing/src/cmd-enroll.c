@@ -8,13 +8,12 @@
 
 #include "commands.h"
 #include "crypto.h"
+#include "enroll-recovery.h"
 #include "exit-codes.h"
 #include "fileio.h"
 #include "raw-key.h"
 #include "pin-prompt.h"
 #include "log.h"
-#include "passphrase.h"
-#include "recovery.h"
 #include "seal.h"
 
 /* Refuse before any PIN prompt or TPM work, so nothing is wasted on a doomed enrollment. */
@@ -47,25 +46,6 @@ static int bind_device(const struct ba_args *a, const struct ba_secret *key, str
                 return r;
         memcpy(kf->fs_uuid, info.fsid, BA_UUID_SIZE);
         kf->has_fs_uuid = true;
-        return 0;
-}
-
-static int add_recovery(const struct ba_args *a, const struct ba_secret *key, struct ba_keyfile *kf) {
-        struct ba_secret pass = { 0 };
-        int r;
-
-        r = ba_passphrase_get(&a->pass_ask, kf->description, BA_ASK_NEW, &pass);
-        if (r != 0)
-                return r;
-        r = ba_recovery_seal(key, &pass, kf->description, a->scrypt_log_n, &kf->recovery);
-        ba_secret_free(&pass);
-        if (r < 0) {
-                log_error_errno(r, "Cannot encrypt the recovery copy of %s (scrypt, AES-256-GCM)", kf->description);
-                return BA_EXIT_FAILURE;
-        }
-        kf->has_recovery = true;
-        log_info("Added a recovery copy of %s, opened by the passphrase (scrypt N=2^%u, AES-256-GCM).",
-                 kf->description, a->scrypt_log_n);
         return 0;
 }
 
@@ -119,8 +99,38 @@ static int seal(const struct ba_args *a, const struct ba_secret *key, const stru
         return ba_seal_to_tpm(&tpm, &b, key, auth, kf);
 }
 
+/* The recovery copy's cost from --argon2-memory/--argon2-time, or NULL for the default of its kind. */
+static const struct ba_recovery_cost *cost_override(const struct ba_args *a, enum ba_recovery_mode mode,
+                                                    struct ba_recovery_cost *cost) {
+        if (!a->argon2_memory_mib && !a->argon2_time)
+                return NULL;
+        ba_recovery_default_cost(mode == BA_RECOVERY_KEY ? BA_RECOVERY_KIND_KEY : BA_RECOVERY_KIND_PASSPHRASE, cost);
+        if (a->argon2_memory_mib)
+                cost->m_cost = a->argon2_memory_mib * 1024;
+        if (a->argon2_time)
+                cost->t_cost = a->argon2_time;
+        return cost;
+}
+
+/* The recovery key goes out before the key file is written: a key file never holds a copy nobody was shown. */
+static int store(const struct ba_args *a, const struct ba_keyfile *kf, const struct ba_secret *shown) {
+        int r = 0;
+
+        if (shown->data)
+                r = ba_recovery_key_show(shown, kf->description);
+        if (r == 0)
+                r = ensure_config_dir(a);
+        if (r == 0)
+                r = ba_keyfile_store(a->key_path, kf, a->force);
+        if (r != 0 && shown->data)
+                log_error("The recovery key printed above belongs to no key file: discard it.");
+        return r;
+}
+
 int ba_cmd_enroll(const struct ba_args *a) {
-        struct ba_secret key = { 0 }, auth = { 0 };
+        struct ba_secret key = { 0 }, auth = { 0 }, shown = { 0 };
+        enum ba_recovery_mode mode = a->recovery_mode;
+        struct ba_recovery_cost cost;
         struct ba_keyfile kf;
         int r;
 
@@ -131,11 +141,13 @@ int ba_cmd_enroll(const struct ba_args *a) {
         kf.created = (uint64_t) time(NULL);
         r = check_outputs(a);
         if (r == 0)
+                r = ba_enroll_recovery_mode(&mode);
+        if (r == 0)
                 r = a->generate ? ba_key_generate(&key) : ba_key_read_file(a->key_file, &key);
         if (r == 0)
                 r = bind_device(a, &key, &kf);
-        if (r == 0 && a->recovery_passphrase)
-                r = add_recovery(a, &key, &kf);
+        if (r == 0)
+                r = ba_enroll_recovery_add(mode, cost_override(a, mode, &cost), &a->pass_ask, &key, &kf, &shown);
         if (r == 0 && a->pin)
                 r = ba_pin_get_auth(&a->pin_ask, kf.description, BA_ASK_NEW, &auth);
         if (r == 0)
@@ -145,9 +157,8 @@ int ba_cmd_enroll(const struct ba_args *a) {
         ba_secret_free(&auth);
         ba_secret_free(&key);
         if (r == 0)
-                r = ensure_config_dir(a);
-        if (r == 0)
-                r = ba_keyfile_store(a->key_path, &kf, a->force);
+                r = store(a, &kf, &shown);
+        ba_secret_free(&shown);
         if (r == 0)
                 report(a, &kf);
         return r;

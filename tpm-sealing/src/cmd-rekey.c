@@ -3,9 +3,9 @@
  * btrfs-auth rekey NAME --device DEV: a new HMAC key for the filesystem,
  * offline, resumable at every point.
  *
- *   1. the current key: --key-file, the TPM, or the recovery passphrase;
+ *   1. the current key: --key-file, the TPM, or the recovery copy;
  *   2. the new key (generated or --new-key-file), sealed with the current
- *      file's PCR binding and encrypted with the same recovery passphrase,
+ *      file's PCR binding and encrypted with the same recovery key or passphrase,
  *      is written to NAME.sealed.new before anything else happens;
  *   3. btrfstune verifies every block with the current key, then changes
  *      it (itself resumable);

@@ -71,7 +71,7 @@ static int get_key(const struct ba_args *a, const struct ba_keyfile *kf, struct 
         }
         if (tpm_locked(a, kf)) {
                 log_info("PCR %d was extended by btrfs-auth lock during this boot, so the TPM no longer unseals "
-                         "%s; asking for its recovery passphrase.", kf->lock_pcr, kf->description);
+                         "%s; asking for its %s.", kf->lock_pcr, kf->description, ba_recovery_noun(&kf->recovery));
                 return ba_passphrase_unlock(kf, &a->pass_ask, a->recovery_tries, key, NULL);
         }
         return ba_key_obtain(&o, kf, ba_args_previous_of(a), key, &source, NULL);

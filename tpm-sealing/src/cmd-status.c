@@ -7,6 +7,7 @@
 #include "boot-chain.h"
 #include "commands.h"
 #include "exit-codes.h"
+#include "keyfile-describe.h"
 #include "log.h"
 #include "signed-policy.h"
 #include "tpm2-pcr.h"
@@ -20,7 +21,7 @@ static void print_hex(const char *label, const uint8_t *data, size_t len) {
 }
 
 static void print_binding(const struct ba_args *a, const struct ba_keyfile *kf) {
-        char buf[64];
+        char buf[96];
 
         printf("%-17s %s\n", "Key file:", a->key_path);
         printf("%-17s %u\n", "Format version:", kf->version);
@@ -45,10 +46,8 @@ static void print_binding(const struct ba_args *a, const struct ba_keyfile *kf) 
         }
         printf("%-17s %s\n", "PIN:", kf->pin ? "required" : "not required");
         if (kf->has_recovery)
-                printf("%-17s scrypt N=2^%u r=%u p=%u, AES-256-GCM\n", "Recovery copy:", kf->recovery.log_n,
-                       kf->recovery.r, kf->recovery.p);
-        else
-                printf("%-17s %s\n", "Recovery copy:", "none");
+                ba_recovery_describe(&kf->recovery, buf, sizeof(buf));
+        printf("%-17s %s\n", "Recovery copy:", kf->has_recovery ? buf : "none");
         print_hex("Policy digest:", kf->policy_digest, BA_DIGEST_SIZE);
         print_hex("Parent key name:", kf->parent_name.name, kf->parent_name.size);
         if (kf->has_created) {

@@ -19,3 +19,5 @@ int ba_cmd_reseal(const struct ba_args *a);
 int ba_cmd_confirm(const struct ba_args *a);
 int ba_cmd_rekey(const struct ba_args *a);
 int ba_cmd_unprovision(const struct ba_args *a);
+int ba_cmd_list(const struct ba_args *a);
+int ba_cmd_wipe(const struct ba_args *a);

@@ -33,4 +33,8 @@ enum ba_exit {
         BA_EXIT_PROVISIONED = 30,      /* the TPM's provisioning record and the key store disagree */
         BA_EXIT_PROVISION_INDEX = 31,  /* the TPM's NV index is not btrfs-auth's provisioning record */
         BA_EXIT_IMAGE_DIGEST = 32,     /* the root is not the image the boot image was built for */
+        /* Recovery copies (40 on): */
+        BA_EXIT_RECOVERY_KEY_TYPO = 40,   /* the recovery key typed has a typo (its check group says so) */
+        BA_EXIT_BAD_RECOVERY_RECORD = 41, /* the recovery copy in the key file is truncated or malformed */
+        BA_EXIT_RECOVERY_COST = 42,       /* the recovery copy asks for a KDF cost beyond the bounds */
 };

@@ -137,13 +137,13 @@ int ba_key_obtain(const struct ba_unseal_opts *o, const struct ba_keyfile *kf, c
         }
         if (!kf->has_recovery || o->recovery_tries == 0)
                 return r;
-        log_info("The TPM did not give %s; asking for its recovery passphrase (%u tr%s).", kf->description,
-                 o->recovery_tries, o->recovery_tries > 1 ? "ies" : "y");
+        log_info("The TPM did not give %s; asking for its %s (%u tr%s).", kf->description,
+                 ba_recovery_noun(&kf->recovery), o->recovery_tries, o->recovery_tries > 1 ? "ies" : "y");
         r = ba_passphrase_unlock(kf, &o->pass_ask, o->recovery_tries, key, pass);
         if (r == 0) {
                 *source = BA_SOURCE_RECOVERY;
-                log_info("Unlocked %s with the recovery passphrase. If the boot change was planned, bind the key "
-                         "to it: btrfs-auth reseal %s", kf->description,
+                log_info("Unlocked %s with the %s. If the boot change was planned, bind the key to it: "
+                         "btrfs-auth reseal %s", kf->description, ba_recovery_noun(&kf->recovery),
                          kf->description + strlen(BA_DESCRIPTION_PREFIX));
         }
         return r;

@@ -13,7 +13,7 @@ enum ba_key_source {
         BA_SOURCE_NONE,
         BA_SOURCE_SEALED,   /* NAME.sealed through the TPM */
         BA_SOURCE_PREVIOUS, /* NAME.sealed.previous through the TPM */
-        BA_SOURCE_RECOVERY, /* the recovery passphrase */
+        BA_SOURCE_RECOVERY, /* the recovery copy: recovery key or passphrase */
         BA_SOURCE_KEY_FILE, /* a raw key file given by the administrator */
         BA_SOURCE_PROVISIONED, /* made on this first boot of an image (provision.c) */
 };
@@ -27,7 +27,7 @@ struct ba_unseal_opts {
         struct ba_ask pin_ask;
         unsigned pin_tries;         /* PIN attempts when a person types it */
         struct ba_ask pass_ask;
-        unsigned recovery_tries;    /* recovery passphrase attempts; 0: never ask */
+        unsigned recovery_tries;    /* recovery key or passphrase attempts; 0: never ask */
 };
 
 /* Unseals kf's key with the TPM, asking for the PIN if it has one.  Returns an exit code after logging. */
@@ -35,9 +35,9 @@ int ba_key_unseal(const struct ba_unseal_opts *o, const struct ba_keyfile *kf, s
 
 /*
  * The key of kf: from the TPM, then (with previous_of, the path kf was
- * read from) <previous_of>.previous, then the recovery passphrase
- * (o->recovery_tries tries).  *pass, when not NULL, keeps the passphrase
- * if that was the way in.  Returns an exit code.
+ * read from) <previous_of>.previous, then the recovery copy
+ * (o->recovery_tries tries).  *pass, when not NULL, keeps what opened the
+ * recovery copy (ba_recovery_input) if that was the way in.  Returns an exit code.
  */
 int ba_key_obtain(const struct ba_unseal_opts *o, const struct ba_keyfile *kf, const char *previous_of,
                   struct ba_secret *key, enum ba_key_source *source, struct ba_secret *pass);

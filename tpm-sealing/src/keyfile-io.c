@@ -31,6 +31,12 @@ int ba_keyfile_load(const char *path, const char *expected, struct ba_keyfile *k
                 return read_error(path, r);
         r = ba_keyfile_parse(buf, len, kf, err, sizeof(err));
         free(buf);
+        if (r == -BA_ERECOVERY_BAD)
+                return log_fail(BA_EXIT_BAD_RECOVERY_RECORD, "Key file %s has a damaged recovery copy: %s. Nothing "
+                                "was done; re-enroll the key (or restore the file from a backup).", path, err);
+        if (r == -BA_ERECOVERY_COST)
+                return log_fail(BA_EXIT_RECOVERY_COST, "Key file %s: %s; refusing to run the key derivation on it "
+                                "(a forged or damaged file). Nothing was done; re-enroll the key.", path, err);
         if (r < 0)
                 return log_fail(BA_EXIT_BAD_KEYFILE, "Key file %s is unusable: %s. Re-enroll from the recovery key.",
                                 path, err);

@@ -144,27 +144,55 @@ static int rec_created(struct parse_ctx *c, const uint8_t *v, size_t len) {
         return 0;
 }
 
-/* kdf, log2 N, r, p, salt, aead, nonce, tag, then the encrypted key (docs/key-file-format.md). */
-static int rec_recovery(struct parse_ctx *c, const uint8_t *v, size_t len) {
+/* What both versions share after their KDF parameters: salt, aead, nonce, tag, then the encrypted key. */
+static int recovery_tail(struct parse_ctx *c, const uint8_t *v, size_t tail_len) {
         struct ba_recovery_record *rec = &c->kf->recovery;
         char why[128];
+        int r;
+
+        memcpy(rec->salt, v, BA_RECOVERY_SALT_SIZE);
+        v += BA_RECOVERY_SALT_SIZE;
+        rec->aead = v[0];
+        memcpy(rec->nonce, v + 1, BA_RECOVERY_NONCE_SIZE);
+        memcpy(rec->tag, v + 1 + BA_RECOVERY_NONCE_SIZE, BA_RECOVERY_TAG_SIZE);
+        rec->ct_len = (uint8_t) tail_len;
+        memcpy(rec->ct, v + 1 + BA_RECOVERY_NONCE_SIZE + BA_RECOVERY_TAG_SIZE, rec->ct_len);
+        r = ba_recovery_record_check(rec, why, sizeof(why));
+        if (r < 0)
+                return pfail(c, r, "%s (record at offset %zu)", why, c->offset);
+        c->kf->has_recovery = true;
+        return 0;
+}
+
+/* Version 1: kdf (scrypt), log2 N, r, p, then the common tail (docs/key-file-format.md). */
+static int rec_recovery(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        struct ba_recovery_record *rec = &c->kf->recovery;
 
         memset(rec, 0, sizeof(*rec));
+        rec->version = 1;
+        rec->kind = BA_RECOVERY_KIND_PASSPHRASE;
         rec->kdf = v[0];
         rec->log_n = v[1];
         rec->r = get_le32(v + 2);
         rec->p = get_le32(v + 6);
-        memcpy(rec->salt, v + 10, BA_RECOVERY_SALT_SIZE);
-        v += 10 + BA_RECOVERY_SALT_SIZE;
-        rec->aead = v[0];
-        memcpy(rec->nonce, v + 1, BA_RECOVERY_NONCE_SIZE);
-        memcpy(rec->tag, v + 1 + BA_RECOVERY_NONCE_SIZE, BA_RECOVERY_TAG_SIZE);
-        rec->ct_len = (uint8_t) (len - BA_RECOVERY_FIXED_SIZE);
-        memcpy(rec->ct, v + 1 + BA_RECOVERY_NONCE_SIZE + BA_RECOVERY_TAG_SIZE, rec->ct_len);
-        if (ba_recovery_record_check(rec, why, sizeof(why)) < 0)
-                return pfail(c, -EBADMSG, "%s (record at offset %zu)", why, c->offset);
-        c->kf->has_recovery = true;
-        return 0;
+        return recovery_tail(c, v + 10, len - BA_RECOVERY_FIXED_SIZE);
+}
+
+/* Version 2: kind, kdf (Argon2id), passes, memory (KiB), lanes, then the common tail. */
+static int rec_recovery_v2(struct parse_ctx *c, const uint8_t *v, size_t len) {
+        struct ba_recovery_record *rec = &c->kf->recovery;
+
+        if (c->kf->has_recovery)
+                return pfail(c, -BA_ERECOVERY_BAD, "a second recovery copy at offset %zu (a key file holds one)",
+                             c->offset);
+        memset(rec, 0, sizeof(*rec));
+        rec->version = 2;
+        rec->kind = v[0];
+        rec->kdf = v[1];
+        rec->t_cost = get_le32(v + 2);
+        rec->m_cost = get_le32(v + 6);
+        rec->lanes = get_le32(v + 10);
+        return recovery_tail(c, v + 14, len - BA_RECOVERY_V2_FIXED_SIZE);
 }
 
 static const struct record_rule {
@@ -190,6 +218,8 @@ static const struct record_rule {
         { BA_REC_CREATED, false, 8, 8, rec_created, "creation time" },
         { BA_REC_RECOVERY, false, BA_RECOVERY_FIXED_SIZE + 1, BA_RECOVERY_FIXED_SIZE + BA_KEY_MAX_SIZE, rec_recovery,
           "recovery copy" },
+        { BA_REC_RECOVERY_V2, false, BA_RECOVERY_V2_FIXED_SIZE + 1, BA_RECOVERY_V2_FIXED_SIZE + BA_KEY_MAX_SIZE,
+          rec_recovery_v2, "recovery copy" },
 };
 
 static const struct record_rule *find_rule(uint16_t type) {
@@ -209,8 +239,10 @@ static int parse_record(struct parse_ctx *c, uint16_t type, const uint8_t *v, ui
                              "unknown critical record type 0x%04x at offset %zu (written by a newer btrfs-auth?)",
                              type, c->offset);
         }
+        /* A recovery copy cut short is told apart from the rest of the file (exit-codes.h). */
         if (len < rule->min_len || len > rule->max_len)
-                return pfail(c, -EBADMSG, "%s record at offset %zu has length %u, expected %u..%u",
+                return pfail(c, type == BA_REC_RECOVERY || type == BA_REC_RECOVERY_V2 ? -BA_ERECOVERY_BAD : -EBADMSG,
+                             "%s record at offset %zu has length %u, expected %u..%u",
                              rule->name, c->offset, len, rule->min_len, rule->max_len);
         *seen |= UINT32_C(1) << (rule - rules);
         return rule->parse(c, v, len);

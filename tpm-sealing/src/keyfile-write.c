@@ -76,13 +76,22 @@ static int put_tpm_records(struct writer *w, const struct ba_keyfile *kf) {
 }
 
 static void put_recovery(struct writer *w, const struct ba_recovery_record *rec) {
-        uint8_t v[BA_RECOVERY_FIXED_SIZE + BA_KEY_MAX_SIZE], *q = v;
+        uint8_t v[BA_RECOVERY_V2_FIXED_SIZE + BA_KEY_MAX_SIZE], *q = v;
 
-        *q++ = rec->kdf;
-        *q++ = rec->log_n;
-        put_le32(q, rec->r);
-        put_le32(q + 4, rec->p);
-        q += 8;
+        if (rec->version == 1) {
+                *q++ = rec->kdf;
+                *q++ = rec->log_n;
+                put_le32(q, rec->r);
+                put_le32(q + 4, rec->p);
+                q += 8;
+        } else {
+                *q++ = rec->kind;
+                *q++ = rec->kdf;
+                put_le32(q, rec->t_cost);
+                put_le32(q + 4, rec->m_cost);
+                put_le32(q + 8, rec->lanes);
+                q += 12;
+        }
         memcpy(q, rec->salt, BA_RECOVERY_SALT_SIZE);
         q += BA_RECOVERY_SALT_SIZE;
         *q++ = rec->aead;
@@ -91,7 +100,8 @@ static void put_recovery(struct writer *w, const struct ba_recovery_record *rec)
         memcpy(q, rec->tag, BA_RECOVERY_TAG_SIZE);
         q += BA_RECOVERY_TAG_SIZE;
         memcpy(q, rec->ct, rec->ct_len);
-        put_record(w, BA_REC_RECOVERY, v, BA_RECOVERY_FIXED_SIZE + rec->ct_len);
+        q += rec->ct_len;
+        put_record(w, rec->version == 1 ? BA_REC_RECOVERY : BA_REC_RECOVERY_V2, v, (size_t) (q - v));
 }
 
 /* Records go out in ascending type order: the parser insists on it. */

@@ -99,19 +99,65 @@ static int check_policy(const struct ba_keyfile *kf, char *err, size_t err_len) 
         return 0;
 }
 
-int ba_recovery_record_check(const struct ba_recovery_record *rec, char *err, size_t err_len) {
-        if (rec->kdf != BA_RECOVERY_KDF_SCRYPT)
-                return check_fail(err, err_len, "recovery copy uses an unknown key derivation function");
-        if (rec->log_n < BA_RECOVERY_LOG_N_MIN || rec->log_n > BA_RECOVERY_LOG_N_MAX)
-                return check_fail(err, err_len, "recovery copy's scrypt N is out of range (2^10..2^22)");
-        if (rec->r < 1 || rec->r > BA_RECOVERY_R_MAX || rec->p < 1 || rec->p > BA_RECOVERY_P_MAX)
-                return check_fail(err, err_len, "recovery copy's scrypt r or p is out of range");
+static int recovery_fail(char *err, size_t err_len, int code, const char *what) {
+        snprintf(err, err_len, "%s", what);
+        return -code;
+}
+
+static int check_scrypt(const struct ba_recovery_record *rec, char *err, size_t err_len) {
+        if (rec->kind != BA_RECOVERY_KIND_PASSPHRASE || rec->kdf != BA_RECOVERY_KDF_SCRYPT)
+                return recovery_fail(err, err_len, BA_ERECOVERY_BAD, "recovery copy (version 1) uses an unknown key "
+                                     "derivation function");
+        if (rec->log_n < BA_RECOVERY_LOG_N_MIN || rec->r < 1 || rec->p < 1)
+                return recovery_fail(err, err_len, BA_ERECOVERY_BAD, "recovery copy's scrypt N, r or p is below "
+                                     "the minimum (N 2^10, r 1, p 1)");
+        if (rec->log_n > BA_RECOVERY_LOG_N_MAX)
+                return recovery_fail(err, err_len, BA_ERECOVERY_COST, "recovery copy's scrypt N is beyond the "
+                                     "bound (2^10..2^22)");
+        if (rec->r > BA_RECOVERY_R_MAX || rec->p > BA_RECOVERY_P_MAX)
+                return recovery_fail(err, err_len, BA_ERECOVERY_COST, "recovery copy's scrypt r or p is beyond the "
+                                     "bound (r 32, p 16)");
         if ((UINT64_C(128) * rec->r << rec->log_n) > BA_RECOVERY_MEMORY_MAX)
-                return check_fail(err, err_len, "recovery copy's scrypt parameters need more than 1 GiB of memory");
+                return recovery_fail(err, err_len, BA_ERECOVERY_COST, "recovery copy's scrypt parameters need more "
+                                     "than 1 GiB of memory");
+        return 0;
+}
+
+static int check_argon2(const struct ba_recovery_record *rec, char *err, size_t err_len) {
+        if (rec->kind != BA_RECOVERY_KIND_KEY && rec->kind != BA_RECOVERY_KIND_PASSPHRASE)
+                return recovery_fail(err, err_len, BA_ERECOVERY_BAD, "recovery copy is of an unknown kind (neither "
+                                     "a recovery key nor a passphrase)");
+        if (rec->kdf != BA_RECOVERY_KDF_ARGON2ID)
+                return recovery_fail(err, err_len, BA_ERECOVERY_BAD, "recovery copy uses an unknown key derivation "
+                                     "function");
+        if (rec->t_cost < 1 || rec->lanes < 1 || rec->m_cost < BA_ARGON2_MEMORY_MIN_KIB)
+                return recovery_fail(err, err_len, BA_ERECOVERY_BAD, "recovery copy's Argon2id cost is below the "
+                                     "minimum (1 pass, 1 lane, 8 MiB)");
+        if (rec->m_cost > BA_ARGON2_MEMORY_MAX_KIB)
+                return recovery_fail(err, err_len, BA_ERECOVERY_COST, "recovery copy's Argon2id memory cost is "
+                                     "beyond the bound of 1 GiB");
+        if (rec->t_cost > BA_ARGON2_TIME_MAX || rec->lanes > BA_ARGON2_LANES_MAX)
+                return recovery_fail(err, err_len, BA_ERECOVERY_COST, "recovery copy's Argon2id passes or lanes are "
+                                     "beyond the bound (16 each)");
+        return 0;
+}
+
+int ba_recovery_record_check(const struct ba_recovery_record *rec, char *err, size_t err_len) {
+        int r;
+
+        if (rec->version == 1)
+                r = check_scrypt(rec, err, err_len);
+        else if (rec->version == 2)
+                r = check_argon2(rec, err, err_len);
+        else
+                r = recovery_fail(err, err_len, BA_ERECOVERY_BAD, "recovery copy has an unknown version");
+        if (r < 0)
+                return r;
         if (rec->aead != BA_RECOVERY_AEAD_AES256GCM)
-                return check_fail(err, err_len, "recovery copy uses an unknown cipher");
+                return recovery_fail(err, err_len, BA_ERECOVERY_BAD, "recovery copy uses an unknown cipher");
         if (rec->ct_len < 1 || rec->ct_len > BA_KEY_MAX_SIZE)
-                return check_fail(err, err_len, "recovery copy's encrypted key has a bad length");
+                return recovery_fail(err, err_len, BA_ERECOVERY_BAD, "recovery copy's encrypted key has a bad "
+                                     "length");
         return 0;
 }
 
@@ -129,9 +175,9 @@ int ba_keyfile_check(const struct ba_keyfile *kf, char *err, size_t err_len) {
         if (r < 0)
                 return r;
         if (kf->has_recovery) {
-                r = ba_recovery_record_check(&kf->recovery, err, err_len);
-                if (r < 0)
-                        return r;
+                /* For writers, an inconsistency like any other. */
+                if (ba_recovery_record_check(&kf->recovery, err, err_len) < 0)
+                        return -EINVAL;
         }
         return check_public(kf, err, err_len);
 }

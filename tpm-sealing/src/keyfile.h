@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,19 +42,25 @@ enum ba_record_type {
         BA_REC_TPM_PRIVATE = 0x000b,
         BA_REC_SIGNED_PCRS = 0x000c,
         BA_REC_CREATED = 0x8001,
-        BA_REC_RECOVERY = 0x8002,
+        BA_REC_RECOVERY = 0x8002,    /* version 1: scrypt, a passphrase (read, never written anew) */
+        BA_REC_RECOVERY_V2 = 0x8003, /* version 2: Argon2id, a recovery key or a passphrase */
 };
 
 /*
- * The recovery copy (record 0x8002): the key encrypted with AES-256-GCM
- * under scrypt(passphrase).  Only the parameters' ranges are checked here;
- * src/recovery.c does the cryptography.
+ * The recovery copy (record 0x8002 or 0x8003, at most one of them): the key
+ * encrypted with AES-256-GCM under a key derived from a recovery key or a
+ * passphrase.  Only the parameters' ranges are checked here; src/recovery.c
+ * does the cryptography.  docs/key-file-format.md has the layouts.
  */
+#define BA_RECOVERY_KIND_KEY 1        /* 32 random bytes, typed in modhex (recovery-key.h) */
+#define BA_RECOVERY_KIND_PASSPHRASE 2 /* chosen by a person */
 #define BA_RECOVERY_KDF_SCRYPT 1
+#define BA_RECOVERY_KDF_ARGON2ID 2    /* version 0x13 */
 #define BA_RECOVERY_AEAD_AES256GCM 1
 #define BA_RECOVERY_SALT_SIZE 32
 #define BA_RECOVERY_NONCE_SIZE 12
 #define BA_RECOVERY_TAG_SIZE 16
+/* scrypt (version 1 records) */
 #define BA_RECOVERY_LOG_N_MIN 10
 #define BA_RECOVERY_LOG_N_MAX 22
 #define BA_RECOVERY_R_MAX 32
@@ -61,11 +68,21 @@ enum ba_record_type {
 #define BA_RECOVERY_MEMORY_MAX (UINT64_C(1) << 30) /* 128 * r * N bytes of scrypt memory at most */
 #define BA_RECOVERY_FIXED_SIZE (1 + 1 + 4 + 4 + BA_RECOVERY_SALT_SIZE + 1 + BA_RECOVERY_NONCE_SIZE + \
                                 BA_RECOVERY_TAG_SIZE)
+/* Argon2id (version 2 records): memory in KiB, as libargon2 counts it; the same 1 GiB bound as scrypt's. */
+#define BA_ARGON2_MEMORY_MIN_KIB (8u * 1024)
+#define BA_ARGON2_MEMORY_MAX_KIB (1024u * 1024)
+#define BA_ARGON2_TIME_MAX 16
+#define BA_ARGON2_LANES_MAX 16
+#define BA_RECOVERY_V2_FIXED_SIZE (1 + 1 + 4 + 4 + 4 + BA_RECOVERY_SALT_SIZE + 1 + BA_RECOVERY_NONCE_SIZE + \
+                                   BA_RECOVERY_TAG_SIZE)
 
 struct ba_recovery_record {
-        uint8_t kdf;   /* BA_RECOVERY_KDF_SCRYPT */
-        uint8_t log_n; /* scrypt N = 2^log_n */
-        uint32_t r, p;
+        uint8_t version; /* 1: record 0x8002, 2: record 0x8003 */
+        uint8_t kind;    /* BA_RECOVERY_KIND_*; always a passphrase in version 1 */
+        uint8_t kdf;     /* BA_RECOVERY_KDF_SCRYPT (version 1), BA_RECOVERY_KDF_ARGON2ID (version 2) */
+        uint8_t log_n;   /* scrypt N = 2^log_n */
+        uint32_t r, p;   /* scrypt */
+        uint32_t t_cost, m_cost, lanes; /* Argon2id: passes, memory in KiB, lanes */
         uint8_t salt[BA_RECOVERY_SALT_SIZE];
         uint8_t aead; /* BA_RECOVERY_AEAD_AES256GCM */
         uint8_t nonce[BA_RECOVERY_NONCE_SIZE];
@@ -74,7 +91,17 @@ struct ba_recovery_record {
         uint8_t ct[BA_KEY_MAX_SIZE];
 };
 
-/* Ranges the parser and writer accept; -EINVAL with a reason otherwise. */
+/*
+ * How ba_recovery_record_check and ba_keyfile_parse refuse a recovery
+ * record, told apart from the rest of the file's errors (-EBADMSG):
+ * -BA_ERECOVERY_BAD when it is malformed (cut short, unknown kind, KDF or
+ * cipher, fields that contradict each other), -BA_ERECOVERY_COST when it
+ * asks for a KDF cost above the bounds above.
+ */
+#define BA_ERECOVERY_BAD EBADE
+#define BA_ERECOVERY_COST E2BIG
+
+/* Ranges the parser and writer accept; 0, -BA_ERECOVERY_BAD or -BA_ERECOVERY_COST with a reason. */
 int ba_recovery_record_check(const struct ba_recovery_record *rec, char *err, size_t err_len);
 
 struct ba_keyfile {

@@ -44,6 +44,10 @@ static int run(const struct ba_args *a) {
                 return ba_cmd_rekey(a);
         case BA_CMD_UNPROVISION:
                 return ba_cmd_unprovision(a);
+        case BA_CMD_LIST:
+                return ba_cmd_list(a);
+        case BA_CMD_WIPE:
+                return ba_cmd_wipe(a);
         }
         return BA_EXIT_FAILURE;
 }

@@ -43,10 +43,26 @@ static int get_passphrase(struct ba_rekey *k) {
 
         if (k->pass.data || !k->old.has_recovery)
                 return 0;
-        log_info("The new key gets a recovery copy under the same passphrase as the current one.");
+        log_info("The new key gets a recovery copy under the same %s as the current one.",
+                 ba_recovery_noun(&k->old.recovery));
         r = ba_passphrase_unlock(&k->old, &k->unseal.pass_ask, k->unseal.recovery_tries, &check, &k->pass);
         ba_secret_free(&check);
         return r;
+}
+
+/* The new key's recovery copy: the same kind and secret; the same Argon2id cost, or the default for a
+ * version-1 (scrypt) copy, which is renewed as Argon2id. */
+static int seal_pending_recovery(struct ba_rekey *k) {
+        const struct ba_recovery_record *old = &k->old.recovery;
+        struct ba_recovery_cost cost = { .t_cost = old->t_cost, .m_cost = old->m_cost, .lanes = old->lanes };
+
+        if (!k->old.has_recovery)
+                return 0;
+        if (old->version == 1)
+                ba_recovery_default_cost(old->kind, &cost);
+        if (ba_recovery_seal(&k->new_key, &k->pass, old->kind, &cost, k->old.description, &k->pending.recovery) < 0)
+                return log_fail(BA_EXIT_FAILURE, "Cannot encrypt the recovery copy of the new key.");
+        return 0;
 }
 
 /* The new key file: the current one's binding, this TPM's SRK, a fresh seal and recovery copy. */
@@ -66,10 +82,8 @@ static int seal_pending(struct ba_rekey *k) {
         k->pending.has_created = true;
         k->pending.created = (uint64_t) time(NULL);
         memcpy(b.pcr_values, k->old.pcr_values, sizeof(b.pcr_values));
-        if (k->old.has_recovery && ba_recovery_seal(&k->new_key, &k->pass, k->old.description, k->old.recovery.log_n,
-                                                    &k->pending.recovery) < 0)
-                return log_fail(BA_EXIT_FAILURE, "Cannot encrypt the recovery copy of the new key.");
-        if (k->old.pin)
+        r = seal_pending_recovery(k);
+        if (r == 0 && k->old.pin)
                 r = ba_pin_get_auth(&k->unseal.pin_ask, k->old.description, BA_ASK_NEW, &auth);
         if (r == 0)
                 r = ba_seal_to_tpm(&k->unseal.tpm, &b, &k->new_key, &auth, &k->pending);

@@ -12,7 +12,7 @@
 /*
  * One key change of the filesystem on device, resumable (see
  * cmd-rekey.c): the current key from key_file, else the TPM or the
- * recovery passphrase of key_path; the new one sealed into key_path +
+ * recovery copy of key_path; the new one sealed into key_path +
  * ".new" first; btrfstune; then the new file replaces key_path.
  *
  * provisioning: there is no current key file (first boot of an image):

@@ -7,9 +7,13 @@
  *   pcr-extend OLDHEX DIGESTHEX print sha256(old || digest)
  *   record-offset FILE TYPE     print the offset of the value of a key-file record (TYPE decimal)
  *   gen-seeds DIR               write the fuzzer's seed corpus (fixture key files, no real keys)
+ *   scrypt-recovery FILE KEY PASS  give key file FILE a version-1 (scrypt, N=2^10) recovery copy of the raw
+ *                               key in KEY under the passphrase in PASS (its first line), as btrfs-auth
+ *                               wrote them before Argon2id: for the test that such files keep working
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,7 @@
 #include "fileio.h"
 #include "fixture.h"
 #include "keyfile.h"
+#include "recovery.h"
 #include "superblock.h"
 #include "util.h"
 
@@ -140,6 +145,48 @@ static int gen_seeds(const char *dir) {
         return 0;
 }
 
+static int read_secret(const char *path, struct ba_secret *s, bool line) {
+        uint8_t *buf = NULL;
+        size_t len = 0;
+
+        if (ba_read_file(path, 4096, &buf, &len) < 0 || ba_secret_new(s, len + 1) < 0)
+                return -1;
+        while (line && len > 0 && buf[len - 1] == '\n')
+                len--;
+        memcpy(s->data, buf, len);
+        s->len = len;
+        explicit_bzero(buf, len);
+        free(buf);
+        return 0;
+}
+
+static int scrypt_recovery(const char *path, const char *key_path, const char *pass_path) {
+        struct ba_keyfile kf;
+        struct ba_secret key = { 0 }, pass = { 0 };
+        uint8_t *buf = NULL, *out = NULL;
+        size_t len = 0, out_len = 0;
+        char err[256];
+        int r;
+
+        if (ba_read_file(path, BA_KEYFILE_MAX_SIZE, &buf, &len) < 0 || ba_keyfile_parse(buf, len, &kf, err, sizeof(err)) < 0)
+                return die(path);
+        free(buf);
+        if (read_secret(key_path, &key, false) < 0 || read_secret(pass_path, &pass, true) < 0)
+                return die("reading the key or the passphrase");
+        memset(&kf.recovery, 0, sizeof(kf.recovery));
+        kf.recovery = (struct ba_recovery_record) { .version = 1, .kind = BA_RECOVERY_KIND_PASSPHRASE,
+                                                   .kdf = BA_RECOVERY_KDF_SCRYPT, .log_n = 10, .r = 8, .p = 1 };
+        kf.has_recovery = true;
+        r = ba_recovery_seal_record(&key, &pass, kf.description, &kf.recovery);
+        ba_secret_free(&key);
+        ba_secret_free(&pass);
+        if (r < 0 || ba_keyfile_serialize(&kf, &out, &out_len, err, sizeof(err)) < 0 ||
+            ba_write_file_atomic(path, out, out_len, true) < 0)
+                return die("sealing or writing the scrypt recovery copy");
+        free(out);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         if (argc == 5 && strcmp(argv[1], "mksb") == 0)
                 return mksb(argv[2], argv[3], argv[4]);
@@ -153,6 +200,9 @@ int main(int argc, char **argv) {
                 return record_offset(argv[2], argv[3]);
         if (argc == 3 && strcmp(argv[1], "gen-seeds") == 0)
                 return gen_seeds(argv[2]);
-        fprintf(stderr, "usage: ba-test-helper mksb|contains|refix|pcr-extend|record-offset|gen-seeds ...\n");
+        if (argc == 5 && strcmp(argv[1], "scrypt-recovery") == 0)
+                return scrypt_recovery(argv[2], argv[3], argv[4]);
+        fprintf(stderr, "usage: ba-test-helper mksb|contains|refix|pcr-extend|record-offset|gen-seeds|scrypt-recovery "
+                "...\n");
         return 2;
 }

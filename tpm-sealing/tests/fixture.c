@@ -53,6 +53,8 @@ static void variant_policy(struct ba_keyfile *kf, int variant) {
                 kf->has_fs_uuid = true;
                 pattern(kf->fs_uuid, BA_UUID_SIZE, 0x3c);
                 kf->has_recovery = true;
+                kf->recovery.version = 1;
+                kf->recovery.kind = BA_RECOVERY_KIND_PASSPHRASE;
                 kf->recovery.kdf = BA_RECOVERY_KDF_SCRYPT;
                 kf->recovery.log_n = 16;
                 kf->recovery.r = 8;
@@ -63,6 +65,23 @@ static void variant_policy(struct ba_keyfile *kf, int variant) {
                 pattern(kf->recovery.tag, BA_RECOVERY_TAG_SIZE, 0x77);
                 kf->recovery.ct_len = 32;
                 pattern(kf->recovery.ct, 32, 0x99);
+                break;
+        case BA_FIXTURE_RECOVERY_KEY:
+                kf->pcr_mask = 1u << 7 | 1u << 8 | 1u << 9 | 1u << 15;
+                kf->lock_pcr = 15;
+                kf->has_recovery = true;
+                kf->recovery.version = 2;
+                kf->recovery.kind = BA_RECOVERY_KIND_KEY;
+                kf->recovery.kdf = BA_RECOVERY_KDF_ARGON2ID;
+                kf->recovery.t_cost = 1;
+                kf->recovery.m_cost = 32 * 1024;
+                kf->recovery.lanes = 4;
+                pattern(kf->recovery.salt, BA_RECOVERY_SALT_SIZE, 0x2b);
+                kf->recovery.aead = BA_RECOVERY_AEAD_AES256GCM;
+                pattern(kf->recovery.nonce, BA_RECOVERY_NONCE_SIZE, 0x6d);
+                pattern(kf->recovery.tag, BA_RECOVERY_TAG_SIZE, 0x7f);
+                kf->recovery.ct_len = 32;
+                pattern(kf->recovery.ct, 32, 0xa1);
                 break;
         case BA_FIXTURE_SIGNED:
                 kf->pcr_mask = 1u << 7 | 1u << 12 | 1u << 13 | 1u << 15;

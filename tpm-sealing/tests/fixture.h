@@ -15,6 +15,7 @@ enum {
         BA_FIXTURE_MANY_PCRS,   /* PCRs 0..15 and 17..22 */
         BA_FIXTURE_RECOVERY,    /* PCRs 7,15, lock PCR 15, UUID, recovery copy (made-up ciphertext) */
         BA_FIXTURE_SIGNED,      /* PCR 11 signed (made-up key name), PCRs 7,12,13,15 sealed, lock PCR 15 */
+        BA_FIXTURE_RECOVERY_KEY, /* PCRs 7,8,9,15, lock PCR 15, recovery copy version 2 (Argon2id, recovery key) */
         BA_FIXTURE_COUNT,
 };
 

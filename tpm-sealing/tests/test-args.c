@@ -294,10 +294,39 @@ static void test_recovery_options(void **state) {
 
         (void) state;
         assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--recovery-passphrase", "--passphrase-from=stdin",
-                                     "--scrypt-log-n=12", "root", NULL), 0);
-        assert_true(a.recovery_passphrase);
+                                     "--argon2-memory=64", "--argon2-time=2", "root", NULL), 0);
+        assert_int_equal(a.recovery_mode, BA_RECOVERY_PASSPHRASE);
         assert_int_equal(a.pass_ask.from, BA_PIN_FROM_STDIN);
-        assert_int_equal(a.scrypt_log_n, 12);
+        assert_int_equal(a.argon2_memory_mib, 64);
+        assert_int_equal(a.argon2_time, 2);
+        ba_args_free(&a);
+        /* No option: settled by enroll itself (a recovery key when stdout is a terminal). */
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "root", NULL), 0);
+        assert_int_equal(a.recovery_mode, BA_RECOVERY_DEFAULT);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--recovery-key", "root", NULL), 0);
+        assert_int_equal(a.recovery_mode, BA_RECOVERY_KEY);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--no-recovery", "root", NULL), 0);
+        assert_int_equal(a.recovery_mode, BA_RECOVERY_NONE);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--recovery-key", "--recovery-passphrase", "root",
+                                     NULL), BA_EXIT_USAGE);
+        assert_logged("exclude each other");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--no-recovery", "--argon2-time=2", "root", NULL),
+                         BA_EXIT_USAGE);
+        assert_logged("--no-recovery makes none");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--argon2-memory=7", "root", NULL), BA_EXIT_USAGE);
+        assert_logged("--argon2-memory");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--argon2-memory=1025", "root", NULL),
+                         BA_EXIT_USAGE);
+        assert_logged("--argon2-memory");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--argon2-time=17", "root", NULL), BA_EXIT_USAGE);
+        assert_logged("--argon2-time");
         ba_args_free(&a);
         assert_int_equal(parse_words(&a, "load", "root", NULL), 0);
         assert_int_equal(a.recovery_tries, 3);
@@ -310,8 +339,8 @@ static void test_recovery_options(void **state) {
         assert_int_equal(parse_words(&a, "load", "--recovery-tries=11", "root", NULL), BA_EXIT_USAGE);
         assert_logged("--recovery-tries");
         ba_args_free(&a);
-        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--scrypt-log-n=9", "root", NULL), BA_EXIT_USAGE);
-        assert_logged("--scrypt-log-n");
+        /* scrypt is only read now: new copies use Argon2id. */
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=k", "--scrypt-log-n=12", "root", NULL), BA_EXIT_USAGE);
         ba_args_free(&a);
         assert_int_equal(parse_words(&a, "enroll", "--key-file=-", "--pin", "--pin-from=stdin", "--recovery-passphrase",
                                      "--passphrase-from=stdin", "root", NULL), BA_EXIT_USAGE);
@@ -319,6 +348,40 @@ static void test_recovery_options(void **state) {
         ba_args_free(&a);
         /* Options of other commands stay refused. */
         assert_int_equal(parse_words(&a, "status", "--recovery-tries=1", "root", NULL), BA_EXIT_USAGE);
+        ba_args_free(&a);
+}
+
+static void test_list_wipe(void **state) {
+        struct ba_args a;
+
+        (void) state;
+        assert_int_equal(parse_words(&a, "list", "--config-dir=/c", NULL), 0);
+        assert_int_equal(a.command, BA_CMD_LIST);
+        assert_null(a.target);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "list", "--config-dir=/c", "root", NULL), 0);
+        assert_string_equal(a.key_path, "/c/root.sealed");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "list", "/x/root.sealed", NULL), BA_EXIT_USAGE);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "wipe", "--recovery", "root", NULL), 0);
+        assert_true(a.wipe_recovery);
+        assert_false(a.force);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "wipe", "--seal=previous", "--force", "--no-update-initramfs", "root", NULL),
+                         0);
+        assert_string_equal(a.wipe_seal, "previous");
+        assert_true(a.force);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "wipe", "--seal=older", "root", NULL), BA_EXIT_USAGE);
+        assert_logged("--seal");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "wipe", "root", NULL), BA_EXIT_USAGE);
+        assert_logged("exactly one of --recovery and --seal");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "wipe", "--recovery", "--seal=new", "root", NULL), BA_EXIT_USAGE);
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "wipe", "--recovery", NULL), BA_EXIT_USAGE);
         ba_args_free(&a);
 }
 
@@ -412,6 +475,7 @@ int main(void) {
                 cmocka_unit_test(test_enroll_device_and_uuid),
                 cmocka_unit_test(test_help_version_lock_status),
                 cmocka_unit_test(test_recovery_options),
+                cmocka_unit_test(test_list_wipe),
                 cmocka_unit_test(test_reseal_confirm_rekey),
                 cmocka_unit_test(test_handed_down),
         };

@@ -164,7 +164,9 @@ static void test_every_truncation(void **state) {
                         if (parse(cut, k, &kf) == 0 &&
                             !(v == BA_FIXTURE_LOCK_UUID && len - k == BA_KEYFILE_RECORD_HEADER_SIZE + 8) &&
                             !(v == BA_FIXTURE_RECOVERY &&
-                              len - k == BA_KEYFILE_RECORD_HEADER_SIZE + BA_RECOVERY_FIXED_SIZE + 32))
+                              len - k == BA_KEYFILE_RECORD_HEADER_SIZE + BA_RECOVERY_FIXED_SIZE + 32) &&
+                            !(v == BA_FIXTURE_RECOVERY_KEY &&
+                              len - k == BA_KEYFILE_RECORD_HEADER_SIZE + BA_RECOVERY_V2_FIXED_SIZE + 32))
                                 fail_msg("variant %d truncated to %zu bytes (refixed) parses", v, k);
                         free(cut);
                 }
@@ -417,7 +419,7 @@ static void test_recovery_ranges(void **state) {
         expect_recovery_refused(ct_empty, "length");
 }
 
-/* The same ranges hold when parsing: a record written by hand with log2 N = 23 is refused. */
+/* The same ranges hold when parsing: a record written by hand with log2 N = 23 asks too much. */
 static void test_recovery_parse_refused(void **state) {
         size_t len, offsets[MAX_RECORDS], n;
         uint8_t *buf = ba_fixture_bytes(BA_FIXTURE_RECOVERY, &len);
@@ -429,9 +431,84 @@ static void test_recovery_parse_refused(void **state) {
         assert_int_equal(recs[n - 1].type, BA_REC_RECOVERY);
         buf[offsets[n - 1] + BA_KEYFILE_RECORD_HEADER_SIZE + 1] = 23;
         ba_fixture_refix(buf, len);
-        assert_int_equal(parse(buf, len, &kf), -EBADMSG);
+        assert_int_equal(parse(buf, len, &kf), -BA_ERECOVERY_COST);
         assert_err_contains("scrypt N");
         free(buf);
+}
+
+/* One byte of the version-2 record changed (and the file's checksum forged to fit): refused as said. */
+static void expect_v2_byte(size_t at, uint32_t value, int bytes, int code, const char *needle) {
+        size_t len, offsets[MAX_RECORDS], n;
+        uint8_t *buf = ba_fixture_bytes(BA_FIXTURE_RECOVERY_KEY, &len), *v;
+        struct rec recs[MAX_RECORDS];
+        struct ba_keyfile kf;
+
+        n = split(buf, len, recs, offsets);
+        assert_int_equal(recs[n - 1].type, BA_REC_RECOVERY_V2);
+        v = buf + offsets[n - 1] + BA_KEYFILE_RECORD_HEADER_SIZE;
+        for (int i = 0; i < bytes; i++)
+                v[at + (size_t) i] = (uint8_t) (value >> (8 * i));
+        ba_fixture_refix(buf, len);
+        assert_int_equal(parse(buf, len, &kf), code);
+        assert_err_contains(needle);
+        free(buf);
+}
+
+static void test_recovery_v2_altered(void **state) {
+        (void) state;
+        expect_v2_byte(0, 7, 1, -BA_ERECOVERY_BAD, "unknown kind");
+        expect_v2_byte(1, BA_RECOVERY_KDF_SCRYPT, 1, -BA_ERECOVERY_BAD, "key derivation");
+        expect_v2_byte(2, 0, 4, -BA_ERECOVERY_BAD, "below the minimum");
+        expect_v2_byte(2, BA_ARGON2_TIME_MAX + 1, 4, -BA_ERECOVERY_COST, "beyond the bound");
+        expect_v2_byte(6, BA_ARGON2_MEMORY_MAX_KIB + 1, 4, -BA_ERECOVERY_COST, "memory cost is beyond the bound of 1 GiB");
+        expect_v2_byte(6, 0xffffffffu, 4, -BA_ERECOVERY_COST, "memory cost");
+        expect_v2_byte(6, 1024, 4, -BA_ERECOVERY_BAD, "below the minimum");
+        expect_v2_byte(10, BA_ARGON2_LANES_MAX + 1, 4, -BA_ERECOVERY_COST, "lanes");
+        expect_v2_byte(14 + BA_RECOVERY_SALT_SIZE, 9, 1, -BA_ERECOVERY_BAD, "cipher");
+}
+
+/* The version-2 record cut short at every length, the file framed around it again: a damaged recovery copy. */
+static void test_recovery_v2_truncated(void **state) {
+        size_t len, n, blen;
+        uint8_t *orig = ba_fixture_bytes(BA_FIXTURE_RECOVERY_KEY, &len), *buf;
+        struct rec recs[MAX_RECORDS];
+        struct ba_keyfile kf;
+
+        (void) state;
+        n = split(orig, len, recs, NULL);
+        for (uint32_t cut = 0; cut < BA_RECOVERY_V2_FIXED_SIZE + 1; cut++) {
+                struct rec shorter[MAX_RECORDS];
+
+                memcpy(shorter, recs, n * sizeof(recs[0]));
+                shorter[n - 1].len = cut;
+                buf = build(shorter, n, &blen);
+                assert_int_equal(parse(buf, blen, &kf), -BA_ERECOVERY_BAD);
+                assert_err_contains("recovery copy");
+                free(buf);
+        }
+        free(orig);
+}
+
+/* A key file holds one recovery copy: version 1 and 2 side by side are refused. */
+static void test_two_recoveries(void **state) {
+        size_t l1, l2, n1, n2, blen, m = 0;
+        uint8_t *f1 = ba_fixture_bytes(BA_FIXTURE_RECOVERY, &l1), *f2 = ba_fixture_bytes(BA_FIXTURE_RECOVERY_KEY, &l2);
+        struct rec r1[MAX_RECORDS], r2[MAX_RECORDS], both[MAX_RECORDS];
+        uint8_t *buf;
+        struct ba_keyfile kf;
+
+        (void) state;
+        n1 = split(f1, l1, r1, NULL);
+        n2 = split(f2, l2, r2, NULL);
+        for (size_t i = 0; i < n1; i++)
+                both[m++] = r1[i];
+        both[m++] = r2[n2 - 1];
+        buf = build(both, m, &blen);
+        assert_int_equal(parse(buf, blen, &kf), -BA_ERECOVERY_BAD);
+        assert_err_contains("second recovery copy");
+        free(buf);
+        free(f1);
+        free(f2);
 }
 
 static void test_trailing_data(void **state) {
@@ -583,6 +660,9 @@ int main(void) {
                 cmocka_unit_test(test_missing_recovery),
                 cmocka_unit_test(test_recovery_ranges),
                 cmocka_unit_test(test_recovery_parse_refused),
+                cmocka_unit_test(test_recovery_v2_altered),
+                cmocka_unit_test(test_recovery_v2_truncated),
+                cmocka_unit_test(test_two_recoveries),
                 cmocka_unit_test(test_every_byte_flip),
                 cmocka_unit_test(test_inconsistent_refused),
                 cmocka_unit_test(test_seed_corpus),

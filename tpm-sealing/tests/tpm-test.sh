@@ -151,17 +151,17 @@ case_seal_load() {
 	new_key "$WORK/key"
 
 	step "enroll by NAME creates <config-dir>/NAME.sealed, 0600 in a 0700 directory"
-	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 0,7 --config-dir "$WORK/etc" "$name"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 0,7 --config-dir "$WORK/etc" "$name"
 	[ "$(stat -c %a "$WORK/etc/$name.sealed")" = 600 ] || fail "key file mode is not 0600"
 	[ "$(stat -c %a "$WORK/etc")" = 700 ] || fail "config dir mode is not 0700"
 	assert_no_key_in_output "$WORK/key"
 
 	step "enroll refuses to replace without --force, replaces with it"
 	before=$(sha256sum <"$WORK/etc/$name.sealed")
-	expect 1 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --config-dir "$WORK/etc" "$name"
+	expect 1 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --config-dir "$WORK/etc" "$name"
 	err_has "already exists"
 	[ "$(sha256sum <"$WORK/etc/$name.sealed")" = "$before" ] || fail "key file changed without --force"
-	expect 0 enroll --allow-unmeasured-initramfs --force --key-file "$WORK/key" --pcrs 0,7 --config-dir "$WORK/etc" "$name"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --force --key-file "$WORK/key" --pcrs 0,7 --config-dir "$WORK/etc" "$name"
 
 	step "load puts a logon key btrfs:NAME into the chosen keyring"
 	expect 0 load --keyring @s --config-dir "$WORK/etc" "$name"
@@ -189,16 +189,16 @@ case_seal_load() {
 	err_has "user keyring"
 
 	step "key from stdin, path target, NAME from the file name"
-	STDIN=$WORK/key expect 0 enroll --allow-unmeasured-initramfs --key-file - --pcrs 7 "$WORK/other.sealed"
+	STDIN=$WORK/key expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file - --pcrs 7 "$WORK/other.sealed"
 	expect 0 status --no-tpm "$WORK/other.sealed"
 	out_has "btrfs:other"
 
 	step "--generate writes the recovery key once, 0600, never over an existing file"
-	expect 0 enroll --allow-unmeasured-initramfs --generate --recovery-file "$WORK/recovery.key" --pcrs 7 "$WORK/gen.sealed"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --generate --recovery-file "$WORK/recovery.key" --pcrs 7 "$WORK/gen.sealed"
 	[ "$(stat -c %s:%a "$WORK/recovery.key")" = 32:600 ] || fail "recovery key is not 32 bytes, mode 0600"
 	assert_no_key_in_output "$WORK/recovery.key"
 	before=$(sha256sum <"$WORK/recovery.key")
-	expect 1 enroll --allow-unmeasured-initramfs --generate --recovery-file "$WORK/recovery.key" --pcrs 7 "$WORK/gen2.sealed"
+	expect 1 enroll --no-recovery --allow-unmeasured-initramfs --generate --recovery-file "$WORK/recovery.key" --pcrs 7 "$WORK/gen2.sealed"
 	err_has "already exists"
 	[ "$(sha256sum <"$WORK/recovery.key")" = "$before" ] || fail "recovery key overwritten"
 	[ ! -e "$WORK/gen2.sealed" ] || fail "a key file was written for a refused enrollment"
@@ -216,13 +216,13 @@ case_srk() {
 	new_key "$WORK/key"
 
 	step "without a persistent SRK the ECC template is created transiently, the same every time"
-	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/transient.sealed"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/transient.sealed"
 
 	step "a persistent SRK at 0x81000001 is used when present"
 	tpm2_createprimary -Q -C o -g sha256 -G ecc256:aes128cfb -c "$WORK/srk.ctx"
 	tpm2_evictcontrol -Q -C o -c "$WORK/srk.ctx" 0x81000001
 	tpm2_flushcontext -t # no resource manager on swtpm: free the transient copy
-	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/persistent.sealed"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/persistent.sealed"
 	expect 0 load --keyring @s "$WORK/persistent.sealed"
 
 	step "a different persistent key does not hide the transient SRK a file was sealed under"
@@ -258,9 +258,9 @@ case_check_image() {
 	make_image "$WORK/b.img" "$WORK/other" "$u2"
 
 	step "enroll --device records the fsid and refuses a key that is not the filesystem's"
-	expect 8 enroll --key-file "$WORK/other" --device "$WORK/a.img" "$WORK/x.sealed"
+	expect 8 enroll --no-recovery --key-file "$WORK/other" --device "$WORK/a.img" "$WORK/x.sealed"
 	err_has "is not the key of btrfs $u1 on $WORK/a.img"
-	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --device "$WORK/a.img" --pcrs 7 "$WORK/a.sealed"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --device "$WORK/a.img" --pcrs 7 "$WORK/a.sealed"
 	expect 0 status --no-tpm "$WORK/a.sealed"
 	out_has "$u1"
 
@@ -273,7 +273,7 @@ case_check_image() {
 	err_has "$WORK/b.img holds btrfs $u2, but btrfs:a was enrolled for btrfs $u1"
 
 	step "--check refuses a key that does not authenticate the superblock; nothing is loaded"
-	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/nouuid.sealed"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/nouuid.sealed"
 	expect 8 load --check "$WORK/b.img" --keyring @s "$WORK/nouuid.sealed"
 	err_has "The key btrfs:nouuid is not the key of btrfs $u2 on $WORK/b.img"
 	! have_key btrfs:nouuid || fail "a key that failed --check was loaded"
@@ -290,7 +290,7 @@ case_pcr_policy() {
 	local d future
 	start_swtpm
 	new_key "$WORK/key"
-	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7,8 "$WORK/p.sealed"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7,8 "$WORK/p.sealed"
 	expect 0 status "$WORK/p.sealed"
 	out_has "would unseal now"
 
@@ -307,7 +307,7 @@ case_pcr_policy() {
 	step "--pcr-value seals to a planned future value"
 	d=$(sha256_hex planned-update)
 	future=$("$BA_HELPER" pcr-extend "$(pcr_value 8)" "$d")
-	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --pcr-value "8=$future" "$WORK/f.sealed"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --pcr-value "8=$future" "$WORK/f.sealed"
 	expect 4 load --keyring @s "$WORK/f.sealed"
 	tpm2_pcrextend "8:sha256=$d"
 	expect 0 load --keyring @s "$WORK/f.sealed"
@@ -321,7 +321,7 @@ case_pin() {
 	echo 9999 >"$WORK/badpin"
 	echo 403 >"$WORK/pin403" # SHA-256("403") ends in a zero byte
 
-	STDIN=$WORK/pin expect 0 enroll --allow-unmeasured-initramfs --pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/pin.sealed"
+	STDIN=$WORK/pin expect 0 enroll --no-recovery --allow-unmeasured-initramfs --pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/pin.sealed"
 	expect 0 status "$WORK/pin.sealed"
 	out_has "required"
 	out_has "would unseal now with the right PIN"
@@ -385,7 +385,7 @@ case_pin() {
 	err_has "cancelled"
 
 	step "PIN-only policy, and a PIN whose hash ends in zero"
-	STDIN=$WORK/pin403 expect 0 enroll --allow-unmeasured-initramfs --pin --pin-from stdin --key-file "$WORK/key" --pcrs none "$WORK/z.sealed"
+	STDIN=$WORK/pin403 expect 0 enroll --no-recovery --allow-unmeasured-initramfs --pin --pin-from stdin --key-file "$WORK/key" --pcrs none "$WORK/z.sealed"
 	STDIN=$WORK/pin403 expect 0 load --pin-from stdin --keyring @s "$WORK/z.sealed"
 	keyctl clear @s
 	STDIN=$WORK/pin expect 5 load --pin-from stdin --keyring @s "$WORK/z.sealed"
@@ -398,7 +398,7 @@ case_lockout() {
 	echo 1234 >"$WORK/pin"
 	echo 9999 >"$WORK/badpin"
 	tpm2_dictionarylockout --setup-parameters --max-tries=3 --recovery-time=1000 --lockout-recovery-time=1000
-	STDIN=$WORK/pin expect 0 enroll --allow-unmeasured-initramfs --pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/pin.sealed"
+	STDIN=$WORK/pin expect 0 enroll --no-recovery --allow-unmeasured-initramfs --pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/pin.sealed"
 
 	step "wrong PINs until the TPM locks out (max-tries 3)"
 	for i in 1 2 3 4 5; do
@@ -428,7 +428,7 @@ case_corrupt() {
 	local size k off step_size=1 sealed=$WORK/c.sealed
 	start_swtpm
 	new_key "$WORK/key"
-	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$sealed"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$sealed"
 	size=$(stat -c %s "$sealed")
 	[ -z "${BA_WRAP:-}" ] || step_size=37 # valgrind is slow; every 37th length still crosses every record
 
@@ -483,7 +483,7 @@ case_lock() {
 	local expected
 	start_swtpm
 	new_key "$WORK/key"
-	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --lock-pcr 15 "$WORK/lk.sealed"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --lock-pcr 15 "$WORK/lk.sealed"
 	expect 0 status --no-tpm "$WORK/lk.sealed"
 	out_has "Lock PCR:         15"
 
@@ -519,7 +519,7 @@ case_lock() {
 	keyctl unlink @u @s >/dev/null
 
 	step "without --pcr, lock takes the lock PCR every key file names"
-	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --lock-pcr 14 \
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 --lock-pcr 14 \
 		--config-dir "$WORK/etc14" k14
 	before14=$(pcr_value 14)
 	expect 0 lock --config-dir "$WORK/etc14" --state-dir "$WORK/empty-run"
@@ -528,7 +528,7 @@ case_lock() {
 		fail "lock did not extend the key file's lock PCR 14"
 	expect 2 lock --pcr 16
 	err_has "locality 0"
-	expect 2 enroll --key-file "$WORK/key" --lock-pcr 23 "$WORK/x.sealed"
+	expect 2 enroll --no-recovery --key-file "$WORK/key" --lock-pcr 23 "$WORK/x.sealed"
 
 	expect 2 lock --pcr 17
 	err_has "D-RTM"
@@ -565,7 +565,7 @@ case_param_encryption() {
 	echo 5678 >"$WORK/pin"
 
 	step "enroll traffic carries the key encrypted"
-	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/enroll.pcap expect 0 enroll --allow-unmeasured-initramfs --tcti "pcap:$TCTI" --pin --pin-from stdin \
+	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/enroll.pcap expect 0 enroll --no-recovery --allow-unmeasured-initramfs --tcti "pcap:$TCTI" --pin --pin-from stdin \
 		--key-file "$WORK/key" --pcrs 7 "$WORK/e.sealed"
 	"$BA_HELPER" contains "$WORK/enroll.pcap" 00000153 || fail "capture holds no TPM2_Create: nothing was captured"
 	! "$BA_HELPER" contains "$WORK/enroll.pcap" "$k" || fail "the key crossed the TPM bus in clear during enroll"
@@ -584,7 +584,7 @@ case_param_encryption() {
 		--pin-from stdin --keyring @s "$WORK/e.sealed"
 	err_has "TEST BUILD"
 	"$BA_HELPER" contains "$WORK/noenc.pcap" "$k" || fail "key not visible without encryption: the capture check is blind"
-	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/noenc-enroll.pcap BIN=$BA_TOOL_NOENC expect 0 enroll --allow-unmeasured-initramfs --tcti "pcap:$TCTI" \
+	STDIN=$WORK/pin TCTI_PCAP_FILE=$WORK/noenc-enroll.pcap BIN=$BA_TOOL_NOENC expect 0 enroll --no-recovery --allow-unmeasured-initramfs --tcti "pcap:$TCTI" \
 		--pin --pin-from stdin --key-file "$WORK/key" --pcrs 7 "$WORK/n.sealed"
 	"$BA_HELPER" contains "$WORK/noenc-enroll.pcap" "$k" || fail "key not visible in an unencrypted TPM2_Create"
 }
@@ -593,7 +593,7 @@ case_no_tpm() {
 	local start elapsed port late
 	new_key "$WORK/key"
 	start_swtpm
-	expect 0 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/k.sealed"
+	expect 0 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --pcrs 7 "$WORK/k.sealed"
 	stop_swtpm
 
 	step "a device TCTI that never appears: bounded wait, exit 3"
@@ -669,13 +669,15 @@ case_recovery() {
 	printf 'BTRFS_AUTH_UPDATE_INITRAMFS="echo ran >>%s/initramfs-updates"\n' "$WORK" >"$etc/btrfs-auth.conf"
 	C=(--config-dir "$etc")
 
-	step "enroll with a recovery passphrase: the file records scrypt and AES-256-GCM, never the passphrase"
+	step "enroll with a recovery passphrase: a warning; the file records Argon2id and AES-256-GCM, never the passphrase"
 	STDIN=$WORK/pass expect 0 enroll --allow-unmeasured-initramfs "${C[@]}" --key-file "$WORK/key" --uuid "$u" --pcrs 7 --lock-pcr 15 \
-		--recovery-passphrase --passphrase-from stdin --scrypt-log-n 12 rk
-	err_has "Added a recovery copy of btrfs:rk"
+		--recovery-passphrase --passphrase-from stdin --argon2-memory 8 --argon2-time 2 rk
+	err_has "A recovery passphrase is weaker against offline guessing than a recovery key"
+	err_has "Added a recovery copy of btrfs:rk, opened by the recovery passphrase (Argon2id m=8 MiB t=2 p=4"
 	! grep -qF 'correct horse' "$etc/rk.sealed" || fail "the passphrase is in the key file"
+	[ ! -s "$WORK/out" ] || fail "enroll printed something on stdout for a passphrase copy"
 	expect 0 status "${C[@]}" --no-tpm rk
-	out_has "Recovery copy:    scrypt N=2^12 r=8 p=1, AES-256-GCM"
+	out_has "Recovery copy:    passphrase, Argon2id m=8 MiB t=2 p=4, AES-256-GCM"
 	expect 0 load "${C[@]}" --state-dir "$WORK/run" --keyring @s --check "$WORK/fs.img" rk
 	[ "$(cat "$WORK/run/rk.source")" = sealed ] || fail "load did not record the TPM as the source"
 
@@ -719,7 +721,7 @@ case_recovery() {
 	expect 0 load "${C[@]}" --state-dir "$WORK/run" --keyring @s --check "$WORK/fs.img" rk
 	[ "$(cat "$WORK/run/rk.source")" = sealed ] || fail "the resealed file did not unseal"
 	expect 0 status "${C[@]}" --no-tpm rk
-	out_has "Recovery copy:    scrypt N=2^12"
+	out_has "Recovery copy:    passphrase, Argon2id m=8 MiB t=2"
 
 	step "after btrfs-auth lock the TPM cannot give the key: reseal goes to the passphrase"
 	expect 0 lock
@@ -764,7 +766,7 @@ case_recovery() {
 	cmp -s "$WORK/new.key" "$WORK/tune-new" || fail "the resumed rekey used another new key"
 	keyctl clear @s
 	expect 0 load "${C[@]}" --keyring @s --check "$WORK/fs.img" rk
-	expect 8 enroll --allow-unmeasured-initramfs --key-file "$WORK/key" --device "$WORK/fs.img" --pcrs 7 "$WORK/old-key.sealed"
+	expect 8 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$WORK/key" --device "$WORK/fs.img" --pcrs 7 "$WORK/old-key.sealed"
 	err_has "is not the key of btrfs $u"
 
 	step "the new key's recovery copy opens with the same passphrase"
@@ -780,6 +782,183 @@ case_recovery() {
 	err_has "Cannot check the key in the given file against the filesystem (its device is not here)"
 	keyctl clear @s
 	expect 0 load "${C[@]}" --keyring @s --check "$WORK/fs.img" rk
+}
+
+# The typed form a person would type: upper case, spaces for dashes.
+sloppy() { tr 'a-z-' 'A-Z ' <"$1"; }
+
+# python3 edit of the recovery record (type 0x8003) of a key file, framing and checksum fixed after:
+#   recovery_edit FILE kind=N | mcost=N | cut=N
+recovery_edit() {
+	local off
+	off=$("$BA_HELPER" record-offset "$1" 32771) || fail "no version-2 recovery record in $1"
+	python3 - "$1" "$off" "$2" <<-'PY'
+		import struct, sys
+		path, off, edit = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+		b = bytearray(open(path, "rb").read())
+		what, n = edit.split("=")
+		n = int(n)
+		if what == "kind":
+		    b[off] = n
+		elif what == "mcost":
+		    b[off + 6:off + 10] = struct.pack("<I", n)
+		elif what == "cut":  # the record's last n bytes go, its length field says so
+		    (length,) = struct.unpack("<I", b[off - 4:off])
+		    b[off - 4:off] = struct.pack("<I", length - n)
+		    del b[off + length - n:off + length]
+		open(path, "wb").write(b)
+	PY
+	"$BA_HELPER" refix "$1" || fail "cannot refix $1"
+}
+
+# A key file that is refused must stay as it was: nothing is written on bad input.
+expect_untouched() { # FILE SHA256
+	[ "$(sha256sum <"$1")" = "$2" ] || fail "$1 was changed"
+}
+
+case_recovery_key() {
+	local u=0b0c0d0e-2222-3333-4444-555566667777 etc=$WORK/etc sum
+	start_swtpm
+	new_key "$WORK/key"
+	"$BA_HELPER" mksb "$WORK/fs.img" "$WORK/key" "$u"
+	mkdir -p "$etc" "$WORK/run"
+	printf 'BTRFS_AUTH_UPDATE_INITRAMFS="echo ran >>%s/initramfs-updates"\n' "$WORK" >"$etc/btrfs-auth.conf"
+	C=(--config-dir "$etc")
+	E=(--allow-unmeasured-initramfs --key-file "$WORK/key" --uuid "$u" --pcrs 7 --lock-pcr 15)
+
+	step "no recovery option and stdout not a terminal: refused before anything is done"
+	expect 2 enroll "${C[@]}" "${E[@]}" k
+	err_has "which is not a terminal here: pass --recovery-key"
+	[ ! -e "$etc/k.sealed" ] || fail "a key file was written by a refused enrollment"
+
+	step "enroll --recovery-key: the key once on stdout, 9 groups of 8 modhex; not in the file nor on stderr"
+	expect 0 enroll "${C[@]}" "${E[@]}" --recovery-key --argon2-memory 8 k
+	cp "$WORK/out" "$WORK/rkey"
+	[ "$(wc -l <"$WORK/rkey")" = 1 ] || fail "stdout is not one line"
+	grep -qxE '([cbdefghijklnrtuv]{8}-){8}[cbdefghijklnrtuv]{8}' "$WORK/rkey" || fail "not a recovery key: $(cat "$WORK/rkey")"
+	err_has "Added a recovery copy of btrfs:k, opened by the recovery key (Argon2id m=8 MiB t=1 p=4"
+	err_has "follows, on standard output, this once"
+	! grep -qF -f "$WORK/rkey" "$WORK/err" || fail "the recovery key is on stderr"
+	! grep -qF "$(tr -d '-' <"$WORK/rkey")" "$etc/k.sealed" || fail "the recovery key is in the key file"
+	expect 0 status "${C[@]}" --no-tpm k
+	out_has "Recovery copy:    recovery key, Argon2id m=8 MiB t=1 p=4, AES-256-GCM"
+
+	if [ -z "${BA_WRAP:-}" ]; then
+		step "with a terminal on stdout the recovery key is the default"
+		timeout 60 script -qec "$BA_TOOL enroll --config-dir $etc ${E[*]} --argon2-memory 8 tty" /dev/null \
+			</dev/null >"$WORK/tty.out" 2>&1 || { cat "$WORK/tty.out" >&2; fail "enroll with a terminal failed"; }
+		grep -qE '([cbdefghijklnrtuv]{8}-){8}[cbdefghijklnrtuv]{8}' "$WORK/tty.out" || fail "no recovery key on the terminal"
+		rm -f "$etc/tty.sealed"
+	fi
+
+	step "PCR 7 changes: the recovery key, typed in capitals with spaces, loads the key"
+	tpm2_pcrextend "7:sha256=$(sha256_hex firmware-update)"
+	sloppy "$WORK/rkey" >"$WORK/typed"
+	STDIN=$WORK/typed expect 0 load "${C[@]}" --state-dir "$WORK/run" --keyring @s --check "$WORK/fs.img" \
+		--passphrase-from stdin k
+	err_has "asking for its recovery key"
+	err_has "Unlocked btrfs:k with the recovery key"
+	have_key btrfs:k || fail "key not loaded through the recovery key"
+	[ "$(cat "$WORK/run/k.source")" = recovery ] || fail "load did not record the recovery copy as the source"
+	assert_no_key_in_output "$WORK/key"
+	keyctl clear @s
+
+	step "a typo in group 3: exit 40, named, nothing tried, nothing loaded"
+	python3 -c 'import sys; t = open(sys.argv[1]).read(); i = 20; c = "b" if t[i] != "b" else "c"
+open(sys.argv[2], "w").write(t[:i] + c + t[i + 1:])' "$WORK/rkey" "$WORK/typo"
+	STDIN=$WORK/typo expect 40 load "${C[@]}" --keyring @s --passphrase-from stdin k
+	err_has "the recovery key has a typo in group 3"
+	err_has "nothing was tried with it"
+	! have_key btrfs:k || fail "key loaded with a mistyped recovery key"
+	head -c 40 "$WORK/rkey" >"$WORK/short"
+	STDIN=$WORK/short expect 40 load "${C[@]}" --keyring @s --passphrase-from stdin k
+	err_has "the recovery key has"
+
+	step "another key's recovery key: well formed, wrong: exit 13"
+	expect 0 enroll "${C[@]}" "${E[@]}" --recovery-key --argon2-memory 8 other
+	cp "$WORK/out" "$WORK/other-rkey"
+	STDIN=$WORK/other-rkey expect 13 load "${C[@]}" --keyring @s --passphrase-from stdin k
+	err_has "Wrong recovery key for btrfs:k, no tries left"
+
+	step "reseal through the recovery key: NAME.sealed.previous kept; list shows both seals and copies"
+	STDIN=$WORK/typed expect 0 reseal "${C[@]}" --passphrase-from stdin k
+	[ -e "$etc/k.sealed.previous" ] || fail "reseal kept no previous seal"
+	expect 0 list "${C[@]}" k
+	out_has "btrfs:k"
+	out_has "  seal current   $etc/k.sealed: PCRs 7,15 (lock 15)"
+	out_has "  seal previous  $etc/k.sealed.previous: PCRs 7,15 (lock 15)"
+	out_has "  seal new       none"
+	out_has "  recovery       recovery key, Argon2id m=8 MiB t=1 p=4, AES-256-GCM (in $etc/k.sealed)"
+	out_has "  recovery       recovery key, Argon2id m=8 MiB t=1 p=4, AES-256-GCM (in $etc/k.sealed.previous)"
+	expect 0 list "${C[@]}"
+	out_has "btrfs:k"
+	out_has "btrfs:other"
+	expect 11 list "${C[@]}" nosuch
+
+	step "a version-1 (scrypt) recovery copy, as older btrfs-auth wrote it, still opens"
+	tpm2_pcrextend "7:sha256=$(sha256_hex second-update)"
+	cp "$etc/other.sealed" "$WORK/other.orig"
+	echo 'old style passphrase' >"$WORK/oldpass"
+	"$BA_HELPER" scrypt-recovery "$etc/other.sealed" "$WORK/key" "$WORK/oldpass" || fail "cannot write a scrypt copy"
+	expect 0 list "${C[@]}" other
+	out_has "  recovery       passphrase, scrypt N=2^10 r=8 p=1, AES-256-GCM"
+	STDIN=$WORK/oldpass expect 0 load "${C[@]}" --keyring @s --passphrase-from stdin other
+	err_has "Unlocked btrfs:other with the recovery passphrase"
+	keyctl clear @s
+	cp "$WORK/other.orig" "$etc/other.sealed"
+
+	step "a damaged recovery copy: truncated or of an unknown kind, exit 41; beyond the cost bound, exit 42; nothing written"
+	cp "$etc/other.sealed" "$WORK/bad.sealed"
+	recovery_edit "$WORK/bad.sealed" cut=40
+	sum=$(sha256sum <"$WORK/bad.sealed")
+	STDIN=$WORK/other-rkey expect 41 load --keyring @s --passphrase-from stdin "$WORK/bad.sealed"
+	err_has "has a damaged recovery copy"
+	expect_untouched "$WORK/bad.sealed" "$sum"
+	cp "$etc/other.sealed" "$WORK/bad.sealed"
+	recovery_edit "$WORK/bad.sealed" kind=7
+	expect 41 status --no-tpm "$WORK/bad.sealed"
+	err_has "unknown kind"
+	cp "$etc/other.sealed" "$WORK/bad.sealed"
+	recovery_edit "$WORK/bad.sealed" mcost=4194304
+	sum=$(sha256sum <"$WORK/bad.sealed")
+	STDIN=$WORK/other-rkey expect 42 load --keyring @s --passphrase-from stdin "$WORK/bad.sealed"
+	err_has "memory cost is beyond the bound of 1 GiB"
+	expect_untouched "$WORK/bad.sealed" "$sum"
+	cp "$WORK/bad.sealed" "$etc/other.sealed"
+	STDIN=$WORK/other-rkey expect 42 reseal "${C[@]}" --passphrase-from stdin --no-update-initramfs other
+	expect_untouched "$etc/other.sealed" "$sum"
+	[ ! -e "$etc/other.sealed.previous" ] || fail "reseal wrote a previous seal on bad input"
+	expect 42 wipe "${C[@]}" --recovery other
+	expect_untouched "$etc/other.sealed" "$sum"
+	! have_key btrfs:other || fail "a key was loaded on bad input"
+	cp "$WORK/other.orig" "$etc/other.sealed"
+
+	step "wipe: the previous seal; the current seal only with --force when it is the last; the recovery copy"
+	: >"$WORK/initramfs-updates"
+	expect 0 wipe "${C[@]}" --seal previous k
+	err_has "Removed the previous seal of btrfs:k"
+	[ ! -e "$etc/k.sealed.previous" ] || fail "wipe --seal previous left the file"
+	[ "$(wc -l <"$WORK/initramfs-updates")" = 1 ] || fail "wipe did not update the initramfs"
+	expect 0 wipe "${C[@]}" --seal previous k
+	err_has "has no previous seal: nothing was removed"
+	sum=$(sha256sum <"$etc/k.sealed")
+	expect 1 wipe "${C[@]}" --seal current k
+	err_has "is the last seal of btrfs:k"
+	expect_untouched "$etc/k.sealed" "$sum"
+	expect 0 wipe "${C[@]}" --recovery k
+	err_has "Removed the recovery copy (recovery key, Argon2id m=8 MiB t=1 p=4, AES-256-GCM) from $etc/k.sealed"
+	err_has "now opens only through the TPM"
+	expect 0 list "${C[@]}" k
+	! grep -qF "  recovery " "$WORK/out" || fail "list still shows a recovery copy"
+	STDIN=$WORK/typed expect 4 load "${C[@]}" --keyring @s --passphrase-from stdin k
+	err_lacks "asking for its recovery"
+	! have_key btrfs:k || fail "a key was loaded after its recovery copy was wiped"
+	expect 0 wipe "${C[@]}" --recovery k
+	err_has "has no recovery copy: nothing was removed"
+	expect 0 wipe "${C[@]}" --seal current --force other
+	err_has "btrfs:other is no longer enrolled"
+	[ ! -e "$etc/other.sealed" ] || fail "wipe --seal current --force left the file"
+	expect 11 wipe "${C[@]}" --recovery other
 }
 
 # The first boot of an appliance image (provision.c), with the key store as
@@ -820,7 +999,7 @@ case_provision() {
 	fi
 	[ "$(cat "$WORK/run/root.source")" = provisioned ] || fail "the source is not recorded as provisioned"
 	have_key btrfs:root || fail "the device key is not loaded"
-	expect 8 enroll --allow-unmeasured-initramfs --key-file "$etc/root.provisioning" --device "$WORK/fs.img" --pcrs 7 "$WORK/x.sealed"
+	expect 8 enroll --no-recovery --allow-unmeasured-initramfs --key-file "$etc/root.provisioning" --device "$WORK/fs.img" --pcrs 7 "$WORK/x.sealed"
 	assert_no_key_in_output "$WORK/tune-new"
 
 	step "later boots unseal from the store and never read the provisioning key"
@@ -902,20 +1081,20 @@ case_signed_policy() {
 	[ "$(pcr_value 11)" = "$expected" ] || fail "PCR 11 is $(pcr_value 11), systemd-measure expects $expected"
 
 	step "a binding that measures neither the initramfs nor the command line is refused unless asked for"
-	expect 2 enroll --key-file "$WORK/key" --pcrs 0,7 "$WORK/weak.sealed"
+	expect 2 enroll --no-recovery --key-file "$WORK/key" --pcrs 0,7 "$WORK/weak.sealed"
 	err_has "Refusing to seal btrfs:weak to PCRs that do not measure the initramfs or the kernel command line"
 	# The default binding without a UKI (GRUB's PCRs 8, 9) is refused while they are all zeros ...
-	expect 2 enroll --key-file "$WORK/key" "$WORK/weak.sealed"
+	expect 2 enroll --no-recovery --key-file "$WORK/key" "$WORK/weak.sealed"
 	err_has "do not measure the initramfs or the kernel command line"
 	# ... and while only one of them measured something.
 	tpm2_pcrextend "9:sha256=$(sha256_hex initramfs)"
-	expect 2 enroll --key-file "$WORK/key" "$WORK/weak.sealed"
+	expect 2 enroll --no-recovery --key-file "$WORK/key" "$WORK/weak.sealed"
 	err_has "do not measure the kernel command line"
 	[ ! -e "$WORK/weak.sealed" ] || fail "a refused binding left a key file"
-	expect 0 enroll --key-file "$WORK/key" --pcrs 0,7 --allow-unmeasured-initramfs "$WORK/weak.sealed"
+	expect 0 enroll --no-recovery --key-file "$WORK/key" --pcrs 0,7 --allow-unmeasured-initramfs "$WORK/weak.sealed"
 
 	step "enroll --signed-policy: PCR 11 signed, PCR 7 sealed, lock PCR 15 by default"
-	expect 0 enroll --key-file "$WORK/key" --signed-policy "$WORK/pcr.pem" --pcrs 7 \
+	expect 0 enroll --no-recovery --key-file "$WORK/key" --signed-policy "$WORK/pcr.pem" --pcrs 7 \
 		--uuid 5e1f0000-0000-4000-8000-000000000011 "$WORK/sp.sealed"
 	expect 0 status --no-tpm "$WORK/sp.sealed"
 	out_has "Signed PCRs:      11"
@@ -966,7 +1145,7 @@ PY
 	step "the recovery passphrase still opens a key whose signature is missing"
 	printf 'correct horse battery\n' >"$WORK/pass"
 	STDIN=$WORK/pass expect 0 enroll --key-file "$WORK/key" --signed-policy "$WORK/pcr.pem" --pcrs 7 \
-		--recovery-passphrase --passphrase-from stdin --scrypt-log-n 12 "$WORK/rk.sealed"
+		--recovery-passphrase --passphrase-from stdin --argon2-memory 8 --argon2-time 1 "$WORK/rk.sealed"
 	STDIN=$WORK/pass expect 0 load --keyring @s --pcr-public-key "$WORK/pcr.pem" --passphrase-from stdin \
 		--recovery-tries 1 "$WORK/rk.sealed"
 	err_has "Unlocked btrfs:rk with the recovery passphrase"
@@ -1058,7 +1237,7 @@ case_provision_record() {
 
 	step "a .new the attacker sealed to the same policy is refused on resume, before the root changes"
 	new_key "$WORK/attacker.key"
-	expect 0 enroll --key-file "$WORK/attacker.key" --signed-policy "$WORK/pcr.pem" --pcrs 7 \
+	expect 0 enroll --no-recovery --key-file "$WORK/attacker.key" --signed-policy "$WORK/pcr.pem" --pcrs 7 \
 		--uuid "$u" --description btrfs:root "$WORK/attacker.sealed"
 	cp "$WORK/attacker.sealed" "$store/root.sealed.new"
 	expect 30 load "${C[@]}" root
@@ -1145,6 +1324,7 @@ lock) case_lock ;;
 param-encryption) case_param_encryption ;;
 no-tpm) case_no_tpm ;;
 recovery) case_recovery ;;
+recovery-key) case_recovery_key ;;
 provision) case_provision ;;
 signed-policy) case_signed_policy ;;
 provision-record) case_provision_record ;;

@@ -22,9 +22,11 @@ host_prepare() {
 	vm_guest_binary "$(ldconfig -p | awk '/libtss2-tcti-device.so.0 / { print $NF; exit }')"
 	install -m 0600 "$BA_ENROLL_KEY" "$BA_TO_GUEST/key"
 	[ -z "${BA_ENROLL_PCR_PUB:-}" ] || install -m 0644 "$BA_ENROLL_PCR_PUB" "$BA_TO_GUEST/pcr.pem"
-	vm_guest_env ENROLL_ARGS "${BA_ENROLL_ARGS:-}"
+	# enroll makes a recovery key unless told otherwise: the boot tests type a passphrase or none.
+	vm_guest_env ENROLL_ARGS "${BA_ENROLL_ARGS:-} --no-recovery"
 	if [ -n "${BA_ENROLL_PASS:-}" ]; then
 		install -m 0600 "$BA_ENROLL_PASS" "$BA_TO_GUEST/pass"
+		# The scenarios choose the Argon2id cost (--argon2-memory, --argon2-time) in ENROLL_ARGS.
 		vm_guest_env ENROLL_ARGS "${BA_ENROLL_ARGS:-} --recovery-passphrase --passphrase-from=stdin"
 	fi
 }

@@ -58,13 +58,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 step() { echo "boot-$name: $*"; }
-timed() {
-	local what=$1 t
-	shift
-	t=$(ba_now)
-	"$@"
-	step "$what took $(ba_elapsed "$t") s"
-}
 ESP_MIB=256
 
 resolve_inputs() {
@@ -125,7 +118,8 @@ build_image() {
 		--progs "$progs" --dracutbasedir "$work/dracut-base" --pcrs 7 --lock-pcr 15 \
 		--secureboot-key "$work/keys/db.key" --secureboot-cert "$work/keys/db.crt" --pcr-key "$work/keys/pcr.key" \
 		--tpm2-device "$BA_SIGNING_TCTI" \
-		--dracut-arg --add-drivers --dracut-arg "virtio_blk virtio_pci" \
+		--dracut-arg --drivers --dracut-arg "$BA_GUEST_INITRD_DRIVERS" \
+		--dracut-arg --omit --dracut-arg "$BA_GUEST_UNUSED_DRACUT_MODULES" \
 		--cmdline "$(ba_vm_cmdline 0 ' systemd.firstboot=off ba.report=1')" \
 		--provisioning-key-out "$work/provisioning.key" >"$work/build.log" 2>&1 ||
 		ba_die "btrfs-auth-image failed: $(tail -n 5 "$work/build.log")"
@@ -281,19 +275,19 @@ check_cross_tpm() {
 }
 
 resolve_inputs
-timed "staging the tree" stage_tree
+ba_timed "staging the tree" stage_tree
 stage_dracut
-timed "btrfs-auth-image" build_image
+ba_timed "btrfs-auth-image" build_image
 for vm in a b c; do cp --sparse=always "$work/appliance.img" "$work/vm-$vm.img"; done
 tamper_in_transit "$work/vm-c.img"
-timed "round 1 (a first boot, c tampered in transit)" boot_round 1 a pass c \
+ba_timed "round 1 (a first boot, c tampered in transit)" boot_round 1 a pass c \
 	'refused:is not the image this boot image was built for'
 superblock_verifies "$work/vm-c.img" || ba_die "the refused first boot changed c's root"
-timed "round 2 (a second boot, b first boot)" boot_round 2 a pass b pass
+ba_timed "round 2 (a second boot, b first boot)" boot_round 2 a pass b pass
 check_keys
 extract_key_files
 empty_store_forge_root
-timed "round 3 (b second boot, a emptied and forged)" boot_round 3 b pass a \
+ba_timed "round 3 (b second boot, a emptied and forged)" boot_round 3 b pass a \
 	'refused:it was emptied. Nothing is provisioned again'
 sha256sum -c --status <(sed "s|-\$|$work/vm-a.img|" "$work/vm-a.forged.sha256") ||
 	ba_die "the refused boot rewrote machine a's disk"

@@ -106,13 +106,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 step() { echo "boot-$name: $*"; }
-timed() {
-	local what=$1 t
-	shift
-	t=$(ba_now)
-	"$@"
-	step "$what took $(ba_elapsed "$t") s"
-}
 
 resolve_inputs() {
 	abi=$(ba_vm_abi)
@@ -225,7 +218,8 @@ make_initramfs() {
 	dracutbasedir=$d/base dracut --conf "$d/dracut.conf" --confdir "$d/conf.d" --tmpdir "$d/tmp" \
 		--no-hostonly --no-hostonly-cmdline --no-early-microcode --compress=zstd \
 		--kmoddir "$work/modroot/lib/modules/$abi" --kver "$abi" \
-		--add "btrfs btrfs-auth" --add-drivers "virtio_blk virtio_pci" "${DRACUT_EXTRA_ARGS[@]}" \
+		--add "btrfs btrfs-auth" --drivers "$BA_GUEST_INITRD_DRIVERS" \
+		--omit "$BA_GUEST_UNUSED_DRACUT_MODULES" "${DRACUT_EXTRA_ARGS[@]}" \
 		--force "$work/initrd.img" >"$work/dracut.log" 2>&1 ||
 		ba_die "dracut failed: $(tail -n 5 "$work/dracut.log")"
 	grep -q 'Including module: btrfs-auth' "$work/dracut.log" ||
@@ -367,23 +361,23 @@ check_pcr15() {
 }
 
 resolve_inputs
-timed "rootfs, module and progs" true
+ba_timed "rootfs, module and progs" true
 make_key
 if [ "$FIRMWARE" = uefi ]; then
 	ba_uefi_check
 	ba_uefi_keys "$work/keys"
 	ba_uefi_vars "$work/uefi-vars.fd" secureboot
 fi
-timed "staging the root" stage_root
-[ "$ROOT_IMAGE" = sha256-plain ] || timed "enrollment boot" enroll
+ba_timed "staging the root" stage_root
+[ "$ROOT_IMAGE" = sha256-plain ] || ba_timed "enrollment boot" enroll
 finish_root
-timed "dracut" make_initramfs
+ba_timed "dracut" make_initramfs
 if [ "$FIRMWARE" = uefi ]; then
-	timed "the signed UKI" make_uki "$work/uki.efi"
+	ba_timed "the signed UKI" make_uki "$work/uki.efi"
 	ba_uefi_esp "$work/esp.img" "$work/uki.efi"
 	uefi_report_inputs
 fi
-timed "mkfs.btrfs --rootdir" make_image
+ba_timed "mkfs.btrfs --rootdir" make_image
 
 if [ "$EXPECT" = fail-closed ]; then
 	boot 1 || true

@@ -41,7 +41,7 @@ guest_legacy_inodes() {
 
 guest_convert() {
 	printf '%s' "$KEY" | xxd -r -p >/tmp/key &&
-		btrfstune --csum hmac-sha256 --auth-key-file /tmp/key "$(ba_disk 0)"
+		btrfstune --csum hmac-sha256 --new-auth-key-file /tmp/key "$(ba_disk 0)"
 }
 
 # guest_set_nocow_refused PATH: chattr +C PATH fails with EPERM.

@@ -68,7 +68,7 @@ guest_store() {
 
 guest_enroll() {
 	btrfs-auth enroll root --key-file=/ba/in/old.key --uuid="$REKEY_UUID" --config-dir=/store/btrfs-auth \
-		--pcrs=0,7 --lock-pcr=15 --allow-unmeasured-initramfs --recovery-passphrase --passphrase-from=stdin --scrypt-log-n=14 \
+		--pcrs=0,7 --lock-pcr=15 --allow-unmeasured-initramfs --recovery-passphrase --passphrase-from=stdin --argon2-memory=16 --argon2-time=1 \
 		--tpm-wait=30 </ba/in/pass && sync
 }
 

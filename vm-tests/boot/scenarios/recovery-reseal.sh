@@ -20,7 +20,7 @@
 #   4. The new firmware, unattended: root.sealed unseals; "btrfs-auth
 #      confirm root" retires root.sealed.previous.
 # The passphrase must appear in no console log and in no journal.
-ENROLL_ARGS="--pcrs=0,1,2,4,7 --lock-pcr=15 --allow-unmeasured-initramfs --scrypt-log-n=15"
+ENROLL_ARGS="--pcrs=0,1,2,4,7 --lock-pcr=15 --allow-unmeasured-initramfs --argon2-memory=32 --argon2-time=1"
 RECOVERY=1
 BOOT_PLAN=fail-closed,recovery-reseal,previous,resealed
 FAIL_CLOSED_PATTERNS=(
@@ -99,7 +99,7 @@ scenario_after_boot() {
 		install -m 0600 "$work/exported/root.sealed" "$work/root.sealed"
 		install -m 0600 "$work/exported/root.sealed.previous" "$work/initrd-keys/root.sealed.previous"
 		rm -rf "$work/modroot" "$work/dracut"
-		timed "dracut with the resealed key" make_initramfs
+		ba_timed "dracut with the resealed key" make_initramfs
 		;;
 	3)
 		grep -q '^BA-VERDICT: PASS' <(tr -d '\r' <"$work/console-3.markers") || ba_die "boot 3 did not pass"

@@ -45,7 +45,7 @@ attacker_key_file() {
 	done < <("$work/root$TOOL_PATH" status --no-tpm "$work/root.sealed")
 	[ "${#args[@]}" = 6 ] || ba_die "cannot read PCRs 7, 12 and 13 from the real key file"
 	ba_swtpm_tcp_start "$work/tpm" "$work/attacker-swtpm.log" || ba_die "cannot open the machine's TPM"
-	"$work/root$TOOL_PATH" enroll --tcti="$BA_SWTPM_TCTI" --key-file="$work/attacker.key" \
+	"$work/root$TOOL_PATH" enroll --tcti="$BA_SWTPM_TCTI" --key-file="$work/attacker.key" --no-recovery \
 		--signed-policy="$work/keys/pcr.pem" --pcrs=7,12,13 "${args[@]}" --uuid="$uuid" \
 		"$work/attacker-add-key/etc/btrfs-auth/root.sealed" >"$work/attacker-enroll.log" 2>&1 ||
 		ba_die "the attacker's enrollment failed: $(tail -n 3 "$work/attacker-enroll.log")"

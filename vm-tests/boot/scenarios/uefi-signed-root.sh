@@ -19,7 +19,7 @@
 source "$here/attacker.sh"
 FIRMWARE=uefi
 RECOVERY=1
-ENROLL_ARGS="--signed-policy=/ba/in/pcr.pem --scrypt-log-n=15"
+ENROLL_ARGS="--signed-policy=/ba/in/pcr.pem --argon2-memory=32 --argon2-time=1"
 BOOT_PLAN=first,updated,recovered
 PROMPT='Recovery passphrase for btrfs:root'
 
@@ -53,12 +53,12 @@ scenario_after_boot() {
 	date >"$work/update-note"
 	DRACUT_EXTRA_ARGS=(--include "$work/update-note" /etc/btrfs-auth-test-update)
 	rm -rf "$work/modroot" "$work/dracut"
-	timed "dracut for the update" make_initramfs
+	ba_timed "dracut for the update" make_initramfs
 	# ... and another kernel image: Debian's, signed once more (other bytes, the same code).
 	sbsign --key "$work/keys/db.key" --cert "$work/keys/db.crt" --output "$work/vmlinuz-updated" "$kernel" \
 		>"$work/sbsign-kernel.log" 2>&1 || ba_die "sbsign of the kernel failed: $(tail -n 2 "$work/sbsign-kernel.log")"
 	cmp -s "$work/vmlinuz-updated" "$kernel" && ba_die "the updated kernel image is the same as the old one"
-	timed "the updated UKI" make_uki "$work/uki-updated.efi" "" "$work/initrd.img" "$work/vmlinuz-updated"
+	ba_timed "the updated UKI" make_uki "$work/uki-updated.efi" "" "$work/initrd.img" "$work/vmlinuz-updated"
 	ba_uefi_esp "$work/esp.img" "$work/uki-updated.efi"
 	step "installed an updated UKI (new initramfs, new kernel image), signed by the same keys; no reseal"
 }

@@ -1,0 +1,120 @@
+#!/bin/bash
+# What the tools must refuse, or do without the key (issue 14, item 1):
+#   1. a key change (--auth-key-file OLD --new-auth-key-file NEW) of a
+#      filesystem that is not authenticated (rewritten without the key as
+#      sha256); making an unkeyed filesystem authentic is its own form;
+#   2. a key on the command line (--auth-key KEY), in every tool;
+#   3. checksum comparisons that are not constant time (source scan, and the
+#      helper's own known answers in hash-vectest);
+#   4. listing an authenticated filesystem without the key
+#      (btrfs filesystem show IMAGE), saying that nothing was verified.
+source "$(dirname "$0")/lib.sh"
+t_init "$@"
+
+t_key "$T/k1.key"
+t_key "$T/k2.key"
+t_key "$T/k3.key"
+mkdir -p "$T/root"
+head -c 2M /dev/urandom >"$T/root/data"
+echo "attacker's content" >"$T/evil"
+
+mkfs() { "$BIN/mkfs.btrfs" -q -f "$@" >/dev/null 2>&1; }
+tune() { "$BIN/btrfstune" "$@"; }
+check() { "$BIN/btrfs" check --check-data-csum "$@"; }
+
+# --- 1. a rekey needs an authenticated filesystem that verifies ---
+t_image "$T/a.img" 300M
+mkfs --csum hmac-sha256 --auth-key-file "$T/k1.key" --rootdir "$T/root" "$T/a.img" ||
+	ba_die "mkfs failed"
+# What anyone can do without the key: the same filesystem with unkeyed
+# sha256 checksums (here made with btrfstune and the key; same result).
+cp "$T/a.img" "$T/sha.img"
+tune --csum sha256 --auth-key-file "$T/k1.key" "$T/sha.img" >/dev/null 2>&1 ||
+	ba_die "cannot make the sha256 copy"
+cp "$T/sha.img" "$T/sha-before.img"
+t_expect_refusal "rekey of a filesystem rewritten as sha256" 'not authenticated' \
+	tune --auth-key-file "$T/k1.key" --new-auth-key-file "$T/k2.key" "$T/sha.img"
+if cmp -s "$T/sha.img" "$T/sha-before.img"; then
+	t_ok "the refused rekey wrote nothing"
+else
+	t_fail "the refused rekey changed the image"
+fi
+t_expect_refusal "the rewritten copy does not check with the new key" 'not authenticated' \
+	check --auth-key-file "$T/k2.key" "$T/sha.img"
+t_expect_refusal "--csum hmac-sha256 --auth-key-file on an unkeyed filesystem" \
+	'--new-auth-key-file' tune --csum hmac-sha256 --auth-key-file "$T/k2.key" "$T/sha.img"
+t_expect_refusal "--new-auth-key-file alone on an unkeyed filesystem needs --csum" \
+	'--csum hmac-sha256' tune --new-auth-key-file "$T/k2.key" "$T/sha.img"
+cmp -s "$T/sha.img" "$T/sha-before.img" || t_fail "a refusal changed the image"
+t_expect_ok "authenticating an unkeyed filesystem, the explicit form" \
+	tune --csum hmac-sha256 --new-auth-key-file "$T/k3.key" "$T/sha.img"
+t_expect_output "it says what it trusts" 'trusted as it is, unauthenticated'
+t_expect_ok "authenticated: checks with the new key" check --auth-key-file "$T/k3.key" "$T/sha.img"
+t_expect_ok "a rerun of the explicit form" \
+	tune --csum hmac-sha256 --new-auth-key-file "$T/k3.key" "$T/sha.img"
+t_expect_output "it says there is nothing to do" 'already uses hmac-sha256 with this key'
+t_expect_refusal "the explicit form on an authenticated filesystem with another key" \
+	'does not match|matches neither' tune --csum hmac-sha256 --new-auth-key-file "$T/k2.key" "$T/sha.img"
+t_expect_ok "the rekey form on an authenticated filesystem" \
+	tune --auth-key-file "$T/k1.key" --new-auth-key-file "$T/k2.key" "$T/a.img"
+t_expect_ok "rekeyed: checks with the new key" check --auth-key-file "$T/k2.key" "$T/a.img"
+
+# --- 2. no key on the command line ---
+secret=not-a-key-file-but-a-key-5f3a
+for cmd in "mkfs.btrfs --csum hmac-sha256" "btrfs check" "btrfs inspect-internal dump-super" \
+	btrfstune btrfs-image btrfs-find-root btrfs-map-logical btrfs-select-super; do
+	read -r -a argv <<<"$cmd"
+	argv[0]=$BIN/${argv[0]}
+	for form in "--auth-key $secret" "--auth-key=$secret"; do
+		read -r -a opt <<<"$form"
+		t_expect_refusal "$cmd ${opt[0]%%=*}: refused, pointing to --auth-key-file" \
+			'--auth-key-file' "${argv[@]}" "${opt[@]}" "$T/a.img"
+		if grep -q "$secret" "$T/out"; then
+			t_fail "$cmd ${opt[0]%%=*}: the key is in the output"
+		fi
+	done
+done
+t_expect_refusal "btrfstune --new-auth-key KEY" '--new-auth-key-file' \
+	tune --auth-key-file "$T/k2.key" --new-auth-key "$secret" "$T/a.img"
+t_expect_ok "the image is intact after the refusals" check --auth-key-file "$T/k2.key" "$T/a.img"
+
+# --- 3. checksums are compared in constant time ---
+SRC=$("$PP_DIR/build-progs.sh" --source-dir "$@") || ba_die "no source tree"
+t_expect_ok "hash-vectest (crypto_memneq known answers)" "$BIN/hash-vectest"
+t_expect_output "hash-vectest tests crypto_memneq" 'crypto_memneq'
+# Every place that compares a computed checksum with a stored one.
+sites="kernel-shared/disk-io.c kernel-shared/print-tree.c check/main.c cmds/restore.c
+cmds/rescue-chunk-recover.c image/main.c tune/change-csum.c tune/csum-data.c btrfs-sb-mod.c"
+for f in $sites; do
+	if grep -nE 'memcmp(_extent_buffer)? *\(((result|check|csum|sb) *,|[a-z_]+, *result\b)' "$SRC/$f" |
+		grep -v 'memcmp(exist' >"$T/memcmp"; then
+		t_fail "$f compares checksums with memcmp: $(head -n 3 "$T/memcmp")"
+	else
+		t_ok "$f: no memcmp of checksums"
+	fi
+done
+n=0
+for f in $sites; do
+	n=$((n + $(grep -c 'crypto_memneq' "$SRC/$f" || true)))
+done
+if [ "$n" -ge 9 ]; then
+	t_ok "crypto_memneq is used at $n places"
+else
+	t_fail "crypto_memneq is used at only $n places"
+fi
+
+# --- 4. identification without the key ---
+t_image "$T/s.img" 300M
+mkfs --csum hmac-sha256 --auth-key-file "$T/k1.key" -L keyed-label "$T/s.img" || ba_die "mkfs failed"
+uuid=$("$BIN/btrfs" inspect-internal dump-super "$T/s.img" | awk '$1 == "fsid" { print $2 }')
+t_expect_ok "filesystem show IMAGE without the key" "$BIN/btrfs" filesystem show "$T/s.img"
+t_expect_output "it lists the filesystem" "uuid: $uuid"
+t_expect_output "it shows the label" "keyed-label"
+t_expect_output "it says nothing was authenticated" 'read without the key: nothing was verified'
+t_expect_ok "filesystem show IMAGE with the key" "$BIN/btrfs" filesystem show --auth-key-file "$T/k1.key" "$T/s.img"
+t_expect_output "with the key it lists the filesystem" "uuid: $uuid"
+t_flip "$T/s.img" $((65536 + 0x12b))
+t_expect_refusal "filesystem show of a modified image with the key" 'does not match' \
+	"$BIN/btrfs" filesystem show --auth-key-file "$T/k1.key" "$T/s.img"
+
+t_done
