@@ -55,7 +55,7 @@ cleanup() {
 	ba_swtpm_tcp_stop
 	# The recovery key is a (throwaway) secret: never left behind.
 	rm -f "$work/recovery.key" "$root/run/rescue.key"
-	rm -rf "$work/usb"
+	rm -rf "$work/usb" "${debs:-}"
 	if [ "$passed" = 1 ] && [ "$keep" = 0 ]; then
 		rm -rf "$work"
 	else
@@ -78,7 +78,9 @@ expect_in() {
 }
 
 resolve() {
-	debs=$work/debs
+	# build-packages refuses an OUTDIR inside the source tree, where CI's
+	# build directory (and so $work) is.
+	debs=$(mktemp -d "${TMPDIR:-/tmp}/ba-debian-install-debs.XXXXXX")
 	# The packages as an administrator gets them (one command, cached).
 	bash "$BA_TOP/tools/build-packages" "$debs" >"$work/build-packages.log" 2>&1 ||
 		ba_die "tools/build-packages failed: $(tail -n 5 "$work/build-packages.log")"
