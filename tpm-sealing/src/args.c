@@ -41,6 +41,7 @@ enum {
         OPT_NO_UPDATE_INITRAMFS, OPT_NEW_KEY_FILE, OPT_BTRFSTUNE, OPT_SIGNED_POLICY, OPT_SIGNED_PCRS,
         OPT_PCR_SIGNATURE, OPT_PCR_PUBLIC_KEY, OPT_ALLOW_UNMEASURED, OPT_ALLOW_UNLOCKED,
         OPT_RECOVERY_KEY, OPT_NO_RECOVERY, OPT_ARGON2_MEMORY, OPT_ARGON2_TIME, OPT_WIPE_RECOVERY, OPT_WIPE_SEAL,
+        OPT_ROLLBACK_INDEX,
 };
 
 static const struct {
@@ -72,6 +73,7 @@ static const struct {
         { { "argon2-memory", required_argument, NULL, OPT_ARGON2_MEMORY }, C_ENROLL },
         { { "argon2-time", required_argument, NULL, OPT_ARGON2_TIME }, C_ENROLL },
         { { "recovery", no_argument, NULL, OPT_WIPE_RECOVERY }, C_WIPE },
+        { { "rollback-index", required_argument, NULL, OPT_ROLLBACK_INDEX }, C_ENROLL },
         { { "seal", required_argument, NULL, OPT_WIPE_SEAL }, C_WIPE },
         { { "passphrase-from", required_argument, NULL, OPT_PASSPHRASE_FROM }, C_ENROLL | C_UNLOCK },
         { { "recovery-tries", required_argument, NULL, OPT_RECOVERY_TRIES }, C_UNLOCK },
@@ -199,6 +201,12 @@ static int parse_enroll_option(struct ba_args *a, int c, const char *arg) {
                 return 0;
         case OPT_RECOVERY_FILE:
                 a->recovery_file = arg;
+                return 0;
+        case OPT_ROLLBACK_INDEX:
+                /* The record's counter takes the next index. */
+                if (ba_parse_nv_index(arg, &a->rollback_index) < 0 || a->rollback_index == UINT32_C(0x01ffffff))
+                        return usage_error("--rollback-index=%s is not an owner NV index 0x01000000..0x01fffffe.",
+                                           arg);
                 return 0;
         case OPT_PCRS:
                 if (ba_parse_pcr_list(arg, &a->pcr_mask) < 0)
@@ -500,6 +508,9 @@ static int check_enroll(struct ba_args *a) {
                 return r;
         if (a->pcr_mask == 0 && a->signed_mask == 0 && !a->pin)
                 return usage_error("%s", "Nothing to seal to: choose PCRs (--pcrs) and/or --pin.");
+        if (a->rollback_index && (!a->signed_policy_key || !(a->device || a->has_uuid)))
+                return usage_error("%s", "--rollback-index needs --signed-policy (only a signed boot image may "
+                                   "write the record) and the filesystem (--device or --uuid).");
         if ((a->argon2_memory_mib || a->argon2_time) && a->recovery_mode == BA_RECOVERY_NONE)
                 return usage_error("%s", "--argon2-memory and --argon2-time set the recovery copy's cost; "
                                    "--no-recovery makes none.");
@@ -620,7 +631,8 @@ int ba_args_parse(int argc, char **argv, struct ba_args *a) {
                         return log_fail(BA_EXIT_FAILURE, "Out of memory.");
         }
         if (r == 0 && (a->command == BA_CMD_RESEAL || a->command == BA_CMD_CONFIRM || a->command == BA_CMD_REKEY ||
-                       a->command == BA_CMD_WIPE || (a->command == BA_CMD_LIST && a->target)))
+                       a->command == BA_CMD_WIPE || (a->command == BA_CMD_LIST && a->target) ||
+                       (a->command == BA_CMD_ENROLL && a->rollback_index)))
                 r = check_name_target(a, argv[1]);
         if (r == 0 && (a->command == BA_CMD_CONFIRM || a->command == BA_CMD_LOCK) && !a->state_dir)
                 a->state_dir = BA_STATE_DIR_DEFAULT;

@@ -97,6 +97,7 @@ struct ba_args {
         const char *pcr_public_key;    /* load: the signer's PEM public key (default: systemd-stub's) */
         bool allow_unmeasured;         /* enroll: accept a binding that misses the initramfs or command line */
         bool allow_unlocked;           /* enroll: no lock PCR, the key unseals again after boot */
+        uint32_t rollback_index;       /* enroll: NV index of the rollback record (rollback.h); 0: none */
 };
 
 /* What the layers below take of the options, each only what it needs. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include "exit-codes.h"
 #include "fileio.h"
 #include "raw-key.h"
+#include "rollback.h"
 #include "pin-prompt.h"
 #include "log.h"
 #include "seal.h"
@@ -127,6 +129,22 @@ static int store(const struct ba_args *a, const struct ba_keyfile *kf, const str
         return r;
 }
 
+/* NAME.rollback beside NAME.sealed, and the TPM's indexes it names. */
+static int enroll_rollback(const struct ba_args *a, const struct ba_secret *key, const struct ba_keyfile *kf) {
+        const struct ba_tpm_target tpm = ba_args_tpm(a);
+        char *path = NULL;
+        int r;
+
+        r = ensure_config_dir(a);
+        if (r != 0)
+                return r;
+        if (asprintf(&path, "%s/%s%s", a->config_dir, a->target, BA_ROLLBACK_SUFFIX) < 0)
+                return log_fail(BA_EXIT_FAILURE, "Out of memory.");
+        r = ba_rollback_enroll(&tpm, a->rollback_index, a->signed_policy_key, kf->fs_uuid, key, path);
+        free(path);
+        return r;
+}
+
 int ba_cmd_enroll(const struct ba_args *a) {
         struct ba_secret key = { 0 }, auth = { 0 }, shown = { 0 };
         enum ba_recovery_mode mode = a->recovery_mode;
@@ -154,6 +172,8 @@ int ba_cmd_enroll(const struct ba_args *a) {
                 r = seal(a, &key, &auth, &kf);
         if (r == 0)
                 r = write_recovery(a, &key);
+        if (r == 0 && a->rollback_index)
+                r = enroll_rollback(a, &key, &kf);
         ba_secret_free(&auth);
         ba_secret_free(&key);
         if (r == 0)

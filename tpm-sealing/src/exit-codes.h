@@ -37,4 +37,10 @@ enum ba_exit {
         BA_EXIT_RECOVERY_KEY_TYPO = 40,   /* the recovery key typed has a typo (its check group says so) */
         BA_EXIT_BAD_RECOVERY_RECORD = 41, /* the recovery copy in the key file is truncated or malformed */
         BA_EXIT_RECOVERY_COST = 42,       /* the recovery copy asks for a KDF cost beyond the bounds */
+        /* Anti-rollback (50 on): */
+        BA_EXIT_ROLLBACK = 50,          /* the disk is older than the generation the TPM recorded at the last boot */
+        BA_EXIT_ROLLBACK_INDEX = 51,    /* the TPM's rollback record or counter is not btrfs-auth's (size, attributes, policy, reset) */
+        BA_EXIT_ROLLBACK_OTHER_FS = 52, /* the TPM's rollback record holds another filesystem's generation */
+        BA_EXIT_ROLLBACK_ANCHOR = 53,   /* NAME.rollback is malformed or was not made with this key */
+        BA_EXIT_ROLLBACK_MISSING = 54,  /* the rollback record or counter the anchor names does not exist */
 };

@@ -13,9 +13,6 @@
 
 #define RECORD_MAGIC "BAPROV01"
 #define KEY_ID_TEXT "btrfs-auth key id v1"
-#define NV_INDEX_FIRST UINT32_C(0x01000000)
-#define NV_INDEX_LAST UINT32_C(0x01ffffff)
-#define PUBLIC_KEY_MAX 16384
 
 int ba_key_id_digest(const struct ba_secret *key, uint8_t out[BA_DIGEST_SIZE]) {
         return ba_hmac_sha256(key->data, key->len, (const uint8_t *) KEY_ID_TEXT, strlen(KEY_ID_TEXT), out);
@@ -40,38 +37,21 @@ int ba_prov_record_decode(const uint8_t in[BA_PROV_RECORD_SIZE], struct ba_prov_
 }
 
 static int parse_handle(const char *text, uint32_t *ret) {
-        unsigned long v;
-        char *end;
-
-        errno = 0;
-        v = text ? strtoul(text, &end, 0) : 0;
-        if (!text || errno != 0 || *end != '\0' || v < NV_INDEX_FIRST || v > NV_INDEX_LAST)
+        if (ba_parse_nv_index(text, ret) < 0)
                 return log_fail(BA_EXIT_FAILURE, "btrfs-auth.conf: " BA_CONF_PROVISION_NV "='%s' is not a TPM NV "
                                 "index (0x01000000..0x01ffffff).", text ? text : "");
-        *ret = (uint32_t) v;
         return 0;
 }
 
 /* The PCR key of this boot image (systemd-stub's copy of .pcrpkey), which alone may write the record. */
 static int read_signer(const char *pcr_public_key, struct ba_pcr_pubkey *key) {
         const char *path = pcr_public_key ? pcr_public_key : ba_pcr_public_key_find();
-        uint8_t *pem = NULL;
-        char err[160];
-        size_t len = 0;
-        int r;
 
         if (!path)
                 return log_fail(BA_EXIT_PCR_PUBLIC_KEY, "This image records its first boot in the TPM, which needs "
                                 "the PCR public key of a signed unified kernel image (%s), and there is none: "
                                 "boot the image's UKI.", BA_PCR_PUBLIC_KEY_DEFAULT);
-        r = ba_read_file(path, PUBLIC_KEY_MAX, &pem, &len);
-        if (r < 0) {
-                log_error_errno(r, "Cannot read the PCR public key %s", path);
-                return BA_EXIT_PCR_PUBLIC_KEY;
-        }
-        r = ba_pcr_pubkey_from_pem(pem, len, key, err, sizeof(err));
-        free(pem);
-        return r < 0 ? log_fail(BA_EXIT_PCR_PUBLIC_KEY, "The PCR public key %s is unusable: %s.", path, err) : 0;
+        return ba_pcr_pubkey_load(path, key);
 }
 
 static int foreign(uint32_t handle, const char *what) {

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "pcr-pubkey.h"
 #include "seal.h"
+#include "signed-policy.h"
 #include "tpm2-pcr.h"
 #include "tpm2-seal.h"
 
@@ -50,23 +51,13 @@ static int choose_pcr_values(const struct ba_seal_binding *b, struct ba_tpm *t, 
 /* --signed-policy: PolicyAuthorize for that key over the signed PCRs; otherwise kf keeps its own (reseal). */
 static int choose_signer(const struct ba_seal_binding *b, struct ba_keyfile *kf) {
         struct ba_pcr_pubkey key;
-        uint8_t *pem = NULL;
-        size_t len = 0;
-        char err[160];
         int r;
 
         if (!b->signed_policy_key)
                 return 0;
-        r = ba_read_file(b->signed_policy_key, 16384, &pem, &len);
-        if (r < 0) {
-                log_error_errno(r, "Cannot read the PCR public key %s", b->signed_policy_key);
-                return BA_EXIT_PCR_PUBLIC_KEY;
-        }
-        r = ba_pcr_pubkey_from_pem(pem, len, &key, err, sizeof(err));
-        free(pem);
-        if (r < 0)
-                return log_fail(BA_EXIT_PCR_PUBLIC_KEY, "The PCR public key %s is unusable: %s.",
-                                b->signed_policy_key, err);
+        r = ba_pcr_pubkey_load(b->signed_policy_key, &key);
+        if (r != 0)
+                return r;
         kf->signed_pcrs.key_name = key.name;
         if (b->signed_mask)
                 kf->signed_pcrs.pcr_mask = b->signed_mask;

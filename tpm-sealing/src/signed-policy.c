@@ -48,17 +48,12 @@ static int no_signature(const struct ba_keyfile *kf, const char *given) {
                         "recovery key.", kf->description, BA_PCR_SIGNATURE_DEFAULT);
 }
 
-static int read_public_key(const char *given, const struct ba_keyfile *kf, struct ba_pcr_pubkey *key) {
-        const char *path = given ? given : first_existing(public_key_paths, ELEMENTSOF(public_key_paths));
-        char err[160], want[2 * BA_SIGNER_NAME_SIZE + 1];
+int ba_pcr_pubkey_load(const char *path, struct ba_pcr_pubkey *key) {
         uint8_t *pem = NULL;
         size_t len = 0;
+        char err[160];
         int r;
 
-        if (!path)
-                return log_fail(BA_EXIT_PCR_PUBLIC_KEY, "%s is sealed to PCR values signed by a key, but no PCR "
-                                "public key was found (%s: the unified kernel image has no .pcrpkey section).",
-                                kf->description, BA_PCR_PUBLIC_KEY_DEFAULT);
         r = ba_read_file(path, PUBLIC_KEY_FILE_MAX, &pem, &len);
         if (r < 0) {
                 log_error_errno(r, "Cannot read the PCR public key %s", path);
@@ -66,8 +61,21 @@ static int read_public_key(const char *given, const struct ba_keyfile *kf, struc
         }
         r = ba_pcr_pubkey_from_pem(pem, len, key, err, sizeof(err));
         free(pem);
-        if (r < 0)
-                return log_fail(BA_EXIT_PCR_PUBLIC_KEY, "The PCR public key %s is unusable: %s.", path, err);
+        return r < 0 ? log_fail(BA_EXIT_PCR_PUBLIC_KEY, "The PCR public key %s is unusable: %s.", path, err) : 0;
+}
+
+static int read_public_key(const char *given, const struct ba_keyfile *kf, struct ba_pcr_pubkey *key) {
+        const char *path = given ? given : first_existing(public_key_paths, ELEMENTSOF(public_key_paths));
+        char want[2 * BA_SIGNER_NAME_SIZE + 1];
+        int r;
+
+        if (!path)
+                return log_fail(BA_EXIT_PCR_PUBLIC_KEY, "%s is sealed to PCR values signed by a key, but no PCR "
+                                "public key was found (%s: the unified kernel image has no .pcrpkey section).",
+                                kf->description, BA_PCR_PUBLIC_KEY_DEFAULT);
+        r = ba_pcr_pubkey_load(path, key);
+        if (r != 0)
+                return r;
         if (key->name.size == kf->signed_pcrs.key_name.size &&
             memcmp(key->name.name, kf->signed_pcrs.key_name.name, key->name.size) == 0)
                 return 0;

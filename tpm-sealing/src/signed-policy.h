@@ -14,6 +14,9 @@
 /* The PCR public key systemd's tools leave on this machine, if any (enroll's default). */
 const char *ba_pcr_public_key_find(void);
 
+/* The PEM public key at path.  Returns 0 or BA_EXIT_PCR_PUBLIC_KEY after logging. */
+int ba_pcr_pubkey_load(const char *path, struct ba_pcr_pubkey *key);
+
 /* What a load of a key with a signed PCR policy reads besides the key file. */
 struct ba_signed_input {
         struct ba_pcr_pubkey key;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -99,6 +100,18 @@ static int parse_pcr_item(const char *item, uint32_t *mask) {
                 return -EINVAL;
         for (unsigned i = lo; i <= hi; i++)
                 *mask |= UINT32_C(1) << i;
+        return 0;
+}
+
+int ba_parse_nv_index(const char *s, uint32_t *index) {
+        unsigned long v;
+        char *end;
+
+        errno = 0;
+        v = s ? strtoul(s, &end, 0) : 0;
+        if (!s || errno != 0 || end == s || *end != '\0' || v < UINT32_C(0x01000000) || v > UINT32_C(0x01ffffff))
+                return -EINVAL;
+        *index = (uint32_t) v;
         return 0;
 }
 

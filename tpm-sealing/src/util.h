@@ -31,6 +31,8 @@ int ba_parse_uint(const char *s, unsigned max, unsigned *out);
 
 /* "7", "0,2,7", "0-7,14", "" or "none" (empty set). */
 int ba_parse_pcr_list(const char *s, uint32_t *mask);
+/* "0x01b7a000": a TPM NV index in the owner's range 0x01000000..0x01ffffff; -EINVAL otherwise. */
+int ba_parse_nv_index(const char *s, uint32_t *index);
 /* "0,2,7" or "none"; buf must hold at least 64 bytes. */
 void ba_pcr_mask_format(uint32_t mask, char *buf, size_t len);
 unsigned ba_popcount(uint32_t v);

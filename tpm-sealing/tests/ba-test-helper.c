@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Test-only helper for the integration tests (never installed):
- *   mksb IMAGE KEYFILE UUID     write a 1 MiB image with a signed hmac-sha256 btrfs superblock at 64 KiB
+ *   mksb IMAGE KEYFILE UUID [GENERATION [OFFSET]]
+ *                               write a 1 MiB image with a signed hmac-sha256 btrfs superblock at 64 KiB
+ *                               (generation 1 unless given); with OFFSET, write a superblock copy for that
+ *                               offset into the existing IMAGE instead (65536, 67108864: primary, backup)
  *   contains FILE HEX           exit 0 if FILE contains the bytes, 1 if not
  *   refix FILE                  recompute a key file's length field and checksum (a forger's fix-up)
  *   pcr-extend OLDHEX DIGESTHEX print sha256(old || digest)
@@ -37,18 +40,21 @@ static void put_le(uint8_t *p, uint64_t v, int n) {
                 p[i] = (uint8_t) (v >> (8 * i));
 }
 
-static int mksb(const char *image, const char *keyfile, const char *uuid) {
+static int mksb(const char *image, const char *keyfile, const char *uuid, uint64_t generation, uint64_t offset) {
         uint8_t sb[BA_SB_SIZE] = { 0 }, *key = NULL;
         size_t key_len = 0;
+        bool new_image = offset == 0;
         int fd, r;
 
         if (ba_uuid_parse(uuid, sb + 32) < 0)
                 return die("bad UUID");
         if (ba_read_file(keyfile, 4096, &key, &key_len) < 0)
                 return die(keyfile);
-        put_le(sb + 48, BA_SB_OFFSET, 8);       /* bytenr */
+        if (new_image)
+                offset = BA_SB_OFFSET;
+        put_le(sb + 48, offset, 8);             /* bytenr */
         memcpy(sb + 64, BA_SB_MAGIC, 8);
-        put_le(sb + 72, 1, 8);                  /* generation */
+        put_le(sb + 72, generation, 8);
         put_le(sb + 112, 1 << 20, 8);           /* total_bytes */
         put_le(sb + 136, 1, 8);                 /* num_devices */
         put_le(sb + 144, 4096, 4);              /* sectorsize */
@@ -60,8 +66,9 @@ static int mksb(const char *image, const char *keyfile, const char *uuid) {
         free(key);
         if (r < 0)
                 return die("HMAC");
-        fd = open(image, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (fd < 0 || ftruncate(fd, 1 << 20) < 0 || pwrite(fd, sb, sizeof(sb), BA_SB_OFFSET) != sizeof(sb))
+        fd = open(image, new_image ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC : O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0 || (new_image && ftruncate(fd, 1 << 20) < 0) ||
+            pwrite(fd, sb, sizeof(sb), (off_t) offset) != sizeof(sb))
                 return die(image);
         return close(fd) < 0 ? die(image) : 0;
 }
@@ -188,8 +195,9 @@ static int scrypt_recovery(const char *path, const char *key_path, const char *p
 }
 
 int main(int argc, char **argv) {
-        if (argc == 5 && strcmp(argv[1], "mksb") == 0)
-                return mksb(argv[2], argv[3], argv[4]);
+        if (argc >= 5 && argc <= 7 && strcmp(argv[1], "mksb") == 0)
+                return mksb(argv[2], argv[3], argv[4], argc > 5 ? strtoull(argv[5], NULL, 0) : 1,
+                            argc > 6 ? strtoull(argv[6], NULL, 0) : 0);
         if (argc == 4 && strcmp(argv[1], "contains") == 0)
                 return contains(argv[2], argv[3]);
         if (argc == 3 && strcmp(argv[1], "refix") == 0)

@@ -238,6 +238,13 @@ static void test_enroll_errors(void **state) {
                 { { "enroll", "--key-file=/k", "--description=luks:x", "/a/b" }, "--description" },
                 { { "enroll", "--key-file=/k", "/tmp/noname.bin", NULL }, "Cannot tell NAME" },
                 { { "enroll", "--key-file=/k", "--check=/dev/x", "root" }, "not an option" },
+                { { "enroll", "--key-file=/k", "--rollback-index=0x81000000", "root" }, "not an owner NV index" },
+                { { "enroll", "--key-file=/k", "--rollback-index=0x01ffffff", "root" }, "not an owner NV index" },
+                { { "enroll", "--key-file=/k", "--uuid=01234567-89ab-cdef-0123-456789abcdef",
+                    "--rollback-index=0x01b7a000", "root" }, "--rollback-index needs --signed-policy" },
+                { { "enroll", "--key-file=/k", "--signed-policy=/p", "--rollback-index=0x01b7a000", "root" },
+                  "and the filesystem (--device or --uuid)" },
+                { { "load", "--rollback-index=0x01b7a000", "root" }, "not an option" },
         };
 
         (void) state;
@@ -258,6 +265,15 @@ static void test_enroll_device_and_uuid(void **state) {
         assert_int_equal(parse_words(&a, "enroll", "--key-file=/k", "--device=/dev/x", "--uuid",
                                      "01234567-89ab-cdef-0123-456789abcdef", "root", NULL), BA_EXIT_USAGE);
         assert_logged("--device and --uuid");
+        ba_args_free(&a);
+        /* The anchor goes beside NAME.sealed: a key file path has no NAME. */
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=/k", "--device=/dev/x", "--signed-policy=/p",
+                                     "--rollback-index=0x01b7a000", "/a/b.sealed", NULL), BA_EXIT_USAGE);
+        assert_logged("'btrfs-auth enroll' takes a NAME");
+        ba_args_free(&a);
+        assert_int_equal(parse_words(&a, "enroll", "--key-file=/k", "--device=/dev/x", "--signed-policy=/p",
+                                     "--rollback-index=0x01b7a000", "root", NULL), 0);
+        assert_int_equal(a.rollback_index, 0x01b7a000);
         ba_args_free(&a);
 }
 

@@ -69,6 +69,16 @@ static void test_numbers_and_pcr_lists(void **state) {
         assert_int_equal(ba_parse_pcr_list("7-", &m), -EINVAL);
         assert_int_equal(ba_parse_pcr_list("0-23", &m), 0);
         assert_int_equal(m, BA_PCR_ALL_MASK);
+        /* TPM NV indexes: the owner's range only (platform, endorsement and persistent handles refused). */
+        assert_int_equal(ba_parse_nv_index("0x01b7a000", &m), 0);
+        assert_int_equal(m, 0x01b7a000);
+        assert_int_equal(ba_parse_nv_index("0x01ffffff", &m), 0);
+        assert_int_equal(ba_parse_nv_index("0x00ffffff", &m), -EINVAL);
+        assert_int_equal(ba_parse_nv_index("0x02000000", &m), -EINVAL);
+        assert_int_equal(ba_parse_nv_index("0x81000001", &m), -EINVAL);
+        assert_int_equal(ba_parse_nv_index("0x01b7a000x", &m), -EINVAL);
+        assert_int_equal(ba_parse_nv_index("", &m), -EINVAL);
+        assert_int_equal(ba_parse_nv_index(NULL, &m), -EINVAL);
 }
 
 static void test_names(void **state) {

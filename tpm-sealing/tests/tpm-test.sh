@@ -87,6 +87,15 @@ out_has() { grep -qF -- "$1" "$WORK/out" || fail "stdout does not mention '$1'";
 
 hex_of() { od -An -tx1 -v "$1" | tr -d ' \n'; }
 
+# flip_byte FILE OFFSET [MASK]: XORs the byte, so it always changes (writing a fixed value may not).
+flip_byte() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d ' ')
+	[ -n "$b" ] || fail "$1 has no byte at offset $2"
+	# shellcheck disable=SC2059 # the format is the octal escape of the new byte
+	printf "\\$(printf %03o $((b ^ ${3:-0x55})))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
 # The key bytes must never show up in anything btrfs-auth prints.
 assert_no_key_in_output() {
 	local k
@@ -463,7 +472,7 @@ case_corrupt() {
 	step "a flipped byte: checksum error; with the checksum forged, the TPM refuses the blob"
 	off=$("$BA_HELPER" record-offset "$sealed" 11) # TPM_PRIVATE
 	cp "$sealed" "$WORK/flip.sealed"
-	printf '\125' | dd of="$WORK/flip.sealed" bs=1 seek=$((off + 40)) conv=notrunc status=none
+	flip_byte "$WORK/flip.sealed" $((off + 40))
 	expect 7 load --keyring @s "$WORK/flip.sealed"
 	err_has "checksum mismatch"
 	"$BA_HELPER" refix "$WORK/flip.sealed"
@@ -474,7 +483,7 @@ case_corrupt() {
 	step "a flipped byte in the public part with the checksum forged: inconsistent file"
 	off=$("$BA_HELPER" record-offset "$sealed" 10) # TPM_PUBLIC
 	cp "$sealed" "$WORK/pub.sealed"
-	printf '\001' | dd of="$WORK/pub.sealed" bs=1 seek=$((off + 10)) conv=notrunc status=none
+	flip_byte "$WORK/pub.sealed" $((off + 10)) 0x01
 	"$BA_HELPER" refix "$WORK/pub.sealed"
 	expect 7 load --keyring @s "$WORK/pub.sealed"
 }
@@ -1309,6 +1318,196 @@ case_provision_record() {
 	[ -z "$(nv_attributes)" ] || fail "unprovision left the index"
 }
 
+# Anti-rollback: each boot records the root's generation in the TPM (a record
+# only the signed boot image writes, and a counter), and a disk older than
+# the last boot's is refused unless the recovery passphrase accepts it.
+# The superblock images are made by ba-test-helper: only their generations matter.
+RB=0x01b7a000
+RB_COUNTER=0x01b7a001
+SB_BACKUP=67108864
+
+# A reboot into the same signed boot image: PCRs reset (the lock too), PCR 11 measured again.
+reboot_signed() {
+	keyctl clear @s
+	stop_swtpm
+	start_swtpm
+	fake_uki_boot "$WORK/uki"
+}
+
+# disk GENERATION [BACKUP_GENERATION]: the root's superblocks, primary and backup copy.
+disk() {
+	"$BA_HELPER" mksb "$WORK/fs.img" "$WORK/key" "$RB_UUID" "$1"
+	"$BA_HELPER" mksb "$WORK/fs.img" "$WORK/key" "$RB_UUID" "${2:-$1}" "$SB_BACKUP"
+}
+
+# boot_load EXIT: a boot (every load locks PCR 15, also a refused one) and its load of
+# the root's key, which must exit EXIT; the key loaded exactly when 0.
+boot_load() {
+	reboot_signed
+	expect "$1" load "${L[@]}" root
+	if [ "$1" = 0 ]; then
+		have_key btrfs:root || fail "exit 0 but the key is not loaded"
+	else
+		! have_key btrfs:root || fail "the key was loaded although load exited $1"
+	fi
+	! grep -qF -f "$WORK/pass" "$WORK/out" "$WORK/err" || fail "the recovery passphrase was printed"
+	assert_no_key_in_output "$WORK/key"
+}
+
+case_rollback() {
+	local etc=$WORK/etc anchor=$WORK/etc/root.rollback
+	RB_UUID=7b0a7b0a-5555-4444-8888-000000000016
+	[ -x "$MEASURE" ] || fail "$MEASURE is missing (Debian package systemd 252)"
+	start_swtpm
+	new_rsa_key "$WORK/pcr.key" "$WORK/pcr.pem"
+	make_uki_sections "$WORK/uki" "$WORK/pcr.pem"
+	sign_uki "$WORK/uki" "$WORK/pcr.key" "$WORK/pcr.pem" "$WORK/sig.json"
+	fake_uki_boot "$WORK/uki"
+	new_key "$WORK/key"
+	disk 10
+	mkdir -p "$etc" "$WORK/run"
+	printf 'correct horse battery staple\n' >"$WORK/pass"
+	printf 'not the passphrase\n' >"$WORK/wrong"
+	L=(--config-dir "$etc" --state-dir "$WORK/run" --keyring @s --pcr-signature "$WORK/sig.json"
+		--pcr-public-key "$WORK/pcr.pem" --check "$WORK/fs.img" --recovery-tries 1 --passphrase-from stdin)
+
+	step "bad enrollments: no signed policy, an index outside the owner range"
+	expect 2 enroll --config-dir "$etc" --no-recovery --key-file "$WORK/key" --pcrs 7 --allow-unmeasured-initramfs \
+		--uuid "$RB_UUID" --rollback-index "$RB" root
+	err_has "--rollback-index needs --signed-policy"
+	expect 2 enroll --config-dir "$etc" --no-recovery --key-file "$WORK/key" --signed-policy "$WORK/pcr.pem" \
+		--pcrs 7 --uuid "$RB_UUID" --rollback-index 0x81000001 root
+	err_has "is not an owner NV index"
+	[ ! -e "$anchor" ] || fail "a refused enrollment wrote the anchor"
+
+	step "enroll --rollback-index: record and counter defined, the anchor written (no secret: 0644)"
+	STDIN=$WORK/pass expect 0 enroll --config-dir "$etc" --key-file "$WORK/key" --signed-policy "$WORK/pcr.pem" \
+		--pcrs 7 --uuid "$RB_UUID" --recovery-passphrase --passphrase-from stdin --argon2-memory 8 \
+		--argon2-time 1 --rollback-index "$RB" root
+	err_has "Anti-rollback: TPM NV index 0x01b7a000 records the generation of each boot"
+	[ "$(stat -c '%s %a' "$anchor")" = "72 644" ] || fail "the anchor is not 72 bytes, mode 0644: $(stat -c '%s %a' "$anchor")"
+	tpm2_nvreadpublic "$RB_COUNTER" >/dev/null 2>&1 || fail "enroll defined no counter at $RB_COUNTER"
+	cp "$anchor" "$WORK/anchor.good"
+
+	step "boot 1: generation 10 recorded; boot 2, same disk: nothing to write"
+	boot_load 0
+	err_has "1 device(s), 2 authentic superblock copies, newest generation 10"
+	err_has "Recorded generation 10 of btrfs:root in TPM NV index 0x01b7a000"
+	boot_load 0
+	err_lacks "Recorded generation"
+
+	step "the record cannot be written outside the signed boot, even by the TPM owner"
+	printf 'BAGENR01' >"$WORK/forged"
+	! tpm2_nvwrite "$RB" -C "$RB" -i "$WORK/forged" 2>/dev/null || fail "the record was written without the policy"
+	! tpm2_nvwrite "$RB" -C o -i "$WORK/forged" 2>/dev/null || fail "the owner wrote the record"
+
+	step "boot 3: a newer disk (generation 12) recorded"
+	disk 12
+	cp "$WORK/fs.img" "$WORK/fs.12"
+	boot_load 0
+	err_has "Recorded generation 12 of btrfs:root"
+
+	step "the whole disk put back from generation 10: refused, no passphrase typed or a wrong one"
+	disk 10
+	boot_load 50
+	err_has "the disk is older than this machine's last boot: its superblocks have generation 10"
+	err_has "the TPM recorded 12 at the last boot"
+	err_has "The disk was not accepted: the root is not mounted"
+	STDIN=$WORK/wrong boot_load 50
+
+	step "only the primary superblock put back (the backup copy is current): refused"
+	cp "$WORK/fs.12" "$WORK/fs.img"
+	"$BA_HELPER" mksb "$WORK/fs.img" "$WORK/key" "$RB_UUID" 10 65536
+	boot_load 50
+	err_has "its superblocks have generation 12 (primary 10)"
+
+	step "the administrator accepts the restored disk with the recovery passphrase; later boots pass unattended"
+	disk 10
+	STDIN=$WORK/pass boot_load 0
+	err_has "accepted with the recovery passphrase"
+	err_has "Recorded generation 10 of btrfs:root"
+	boot_load 0
+	err_lacks "older"
+
+	step "the anchor forged, truncated, or for another filesystem: refused (53)"
+	printf '\x01' | dd of="$anchor" bs=1 seek=20 conv=notrunc 2>/dev/null
+	boot_load 53
+	err_has "root.rollback was not made with the key of btrfs:root"
+	head -c 40 "$WORK/anchor.good" >"$anchor"
+	boot_load 53
+	err_has "is not a rollback anchor"
+	cp "$WORK/anchor.good" "$anchor"
+
+	step "the counter incremented by someone else: refused (51) unless the recovery passphrase repairs it"
+	tpm2_nvincrement "$RB_COUNTER" -C "$RB_COUNTER" || fail "tpm2_nvincrement failed"
+	boot_load 51
+	err_has "does not match the record's"
+	STDIN=$WORK/pass boot_load 0
+	err_has "Recorded generation 10 of btrfs:root"
+	boot_load 0
+
+	step "an index of another kind at the record's handle: refused (51), never overwritten"
+	cp "$WORK/fs.12" "$WORK/fs.img"
+	tpm2_nvundefine "$RB" -C o
+	tpm2_nvdefine "$RB" -C o -s 48 -a "ownerread|ownerwrite|authread|authwrite" >/dev/null
+	boot_load 51
+	err_has "is not btrfs-auth's rollback record (attributes)"
+	STDIN=$WORK/pass boot_load 51
+	tpm2_nvundefine "$RB" -C o
+
+	step "the record deleted (TPM owner): refused (54); the recovery passphrase defines it again"
+	boot_load 54
+	err_has "The rollback record (TPM NV index 0x01b7a000) is missing"
+	STDIN=$WORK/pass boot_load 0
+	err_has "Recorded generation 12 of btrfs:root"
+	disk 10
+	boot_load 50
+
+	step "another filesystem on the same index: refused at enrollment (52); its record refused at boot (52)"
+	new_key "$WORK/key2"
+	"$BA_HELPER" mksb "$WORK/fs2.img" "$WORK/key2" 7b0a7b0a-5555-4444-8888-0000000000ff 5
+	E2=(enroll --config-dir "$etc" --no-recovery --key-file "$WORK/key2" --signed-policy "$WORK/pcr.pem" --pcrs 7
+		--uuid 7b0a7b0a-5555-4444-8888-0000000000ff --rollback-index "$RB" other)
+	expect 52 "${E2[@]}"
+	err_has "holds another filesystem's rollback record"
+	if [ -e "$etc/other.rollback" ] || [ -e "$etc/other.sealed" ]; then fail "a refused enrollment wrote files"; fi
+	tpm2_nvundefine "$RB" -C o
+	expect 0 "${E2[@]}"
+	reboot_signed
+	expect 0 load "${L[@]/$WORK\/fs.img/$WORK/fs2.img}" other
+	err_has "Recorded generation 5 of btrfs:other"
+	cp "$WORK/fs.12" "$WORK/fs.img"
+	boot_load 52
+	err_has "holds the generation of btrfs 7b0a7b0a-5555-4444-8888-0000000000ff, not of $RB_UUID"
+	STDIN=$WORK/pass boot_load 52
+
+	step "the anchor for another filesystem, MACed with the right key: refused (53)"
+	cp "$WORK/anchor.good" "$anchor"
+	python3 - "$anchor" "$WORK/key" <<'PY'
+import hashlib, hmac, sys
+p, key = sys.argv[1], open(sys.argv[2], "rb").read()
+a = bytearray(open(p, "rb").read())
+a[24:40] = b"\xff" * 16  # another filesystem's UUID
+a[40:72] = hmac.new(key, b"btrfs-auth rollback anchor v1" + bytes(a[:40]), hashlib.sha256).digest()
+open(p, "wb").write(a)
+PY
+	boot_load 53
+	err_has "names another filesystem than btrfs:root was enrolled for"
+
+	step "rekey: the anchor follows the new key (MACed again, nothing else changed)"
+	cp "$WORK/anchor.good" "$anchor"
+	make_fake_btrfstune "$RB_UUID"
+	reboot_signed
+	STDIN=$WORK/pass expect 0 rekey --config-dir "$etc" --device "$WORK/fs.img" --key-file "$WORK/key" \
+		--btrfstune "$WORK/bin/fake-btrfstune" --passphrase-from stdin --no-update-initramfs root
+	err_has "root.rollback: MACed with the new key"
+	cmp -s -n 40 "$anchor" "$WORK/anchor.good" || fail "rekey changed the anchor's content"
+	! cmp -s "$anchor" "$WORK/anchor.good" || fail "rekey left the anchor's MAC"
+	cp "$WORK/tune-new" "$WORK/key"
+	disk 12
+	boot_load 52 # past the anchor (53 otherwise), up to the other filesystem's record
+}
+
 # ---- main ---------------------------------------------------------------------
 
 echo "case $CASE${BA_WRAP:+ (under $BA_WRAP)}"
@@ -1328,6 +1527,7 @@ recovery-key) case_recovery_key ;;
 provision) case_provision ;;
 signed-policy) case_signed_policy ;;
 provision-record) case_provision_record ;;
+rollback) case_rollback ;;
 *) fail "unknown case" ;;
 esac
 echo "PASS [$CASE]"

@@ -6,7 +6,9 @@
 # will use.  Inputs (environment): BA_ENROLL_TOOL (the btrfs-auth binary),
 # BA_ENROLL_KEY (the key file), BA_ENROLL_ARGS (more enroll options),
 # BA_ENROLL_OUT (where the sealed key file goes on the host), BA_ENROLL_PASS
-# (optional: a file with a recovery passphrase to add, one line).
+# (optional: a file with a recovery passphrase to add, one line).  With
+# --rollback-index in BA_ENROLL_ARGS enroll also writes the anchor
+# root.rollback, which goes to BA_ENROLL_OUT with .rollback for .sealed.
 # BA_ENROLL_FIRMWARE=uefi: the boots are UEFI, Secure Boot, UKI boots, so
 # the enrollment is one too (PCR 7 takes the value of such a boot), and
 # BA_ENROLL_PCR_PUB is the public key PCR 11 is signed with.
@@ -43,11 +45,17 @@ guest() {
 	check tpm-present [ -c /dev/tpmrm0 ]
 	check enroll guest_enroll
 	check sealed-key-written [ -s /ba/out/root.sealed ]
+	case " $ENROLL_ARGS " in
+	*' --rollback-index='*) check rollback-anchor-written [ -s /ba/out/root.rollback ] ;;
+	esac
 	rm -f /ba/in/key /ba/in/pass
 }
 
 host_check() {
 	install -m 0600 "$BA_FROM_GUEST/root.sealed" "$BA_ENROLL_OUT"
+	# The anchor holds no secret (an HMAC with the key): 0644, as enroll writes it.
+	[ ! -e "$BA_FROM_GUEST/root.rollback" ] ||
+		install -m 0644 "$BA_FROM_GUEST/root.rollback" "${BA_ENROLL_OUT%.sealed}.rollback"
 	mkdir -p "$BA_ENROLL_OUT_TPM"
 	cp -a "$BA_WORK/tpm/." "$BA_ENROLL_OUT_TPM/"
 }

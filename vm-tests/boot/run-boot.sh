@@ -159,6 +159,8 @@ finish_root() {
 		printf 'UUID=%s / btrfs defaults 0 0\n' "$uuid" >"$r/etc/fstab"
 	else
 		install -m 0600 "$work/root.sealed" "$r/etc/btrfs-auth/root.sealed"
+		# enroll --rollback-index: the anchor beside the key file, as enroll leaves it.
+		[ ! -f "$work/root.rollback" ] || install -m 0644 "$work/root.rollback" "$r/etc/btrfs-auth/root.rollback"
 		printf 'UUID=%s / btrfs auth_key=btrfs:root 0 0\n' "$uuid" >"$r/etc/fstab"
 	fi
 	echo ba-boot-test >"$r/etc/hostname"
@@ -212,6 +214,7 @@ make_initramfs() {
 	done
 	ln -s "$work/root$DRACUT_MODDIR" "$d/base/modules.d/91btrfs-auth"
 	[ "$ROOT_IMAGE" = sha256-plain ] || install -m 0600 "$work/root.sealed" "$d/keys/root.sealed"
+	[ ! -f "$work/root.rollback" ] || install -m 0644 "$work/root.rollback" "$d/keys/root.rollback"
 	# More files for the initramfs' /etc/btrfs-auth (btrfs-auth.conf, .previous), from scenario hooks.
 	[ ! -d "$work/initrd-keys" ] || cp -a "$work/initrd-keys/." "$d/keys/"
 	printf 'btrfs_auth_stagedir="%s"\nbtrfs_auth_confdir="%s"\n' "$work/root" "$d/keys" >"$d/dracut.conf"
