@@ -112,18 +112,18 @@ static int scan_path(const char *path, const uint8_t fsid[BA_UUID_SIZE], const s
 }
 
 /*
- * One pass over device (when given) and /sys/class/block; devices that
+ * One pass over devices (when given) and /sys/class/block; devices that
  * cannot be opened (no medium, not yet in /dev) are skipped.
  */
-static int scan_all(const char *device, const uint8_t fsid[BA_UUID_SIZE], const struct ba_secret *key,
+static int scan_all(const char *const *devices, const uint8_t fsid[BA_UUID_SIZE], const struct ba_secret *key,
                     struct found *f) {
         DIR *d = opendir("/sys/class/block");
         struct dirent *e;
         int r = 0;
 
         memset(f, 0, sizeof(*f));
-        if (device)
-                r = scan_path(device, fsid, key, f);
+        for (; devices && *devices && r == 0; devices++)
+                r = scan_path(*devices, fsid, key, f);
         if (!d) {
                 log_error_errno(errno, "Cannot list /sys/class/block to find the filesystem's devices");
                 return BA_EXIT_DEVICE;
@@ -140,7 +140,7 @@ static int scan_all(const char *device, const uint8_t fsid[BA_UUID_SIZE], const 
         return r < 0 ? log_fail(BA_EXIT_FAILURE, "Cannot compute HMAC-SHA256 (libcrypto failure).") : 0;
 }
 
-int ba_disk_generation_read(const char *device, const uint8_t fsid[BA_UUID_SIZE], const struct ba_secret *key,
+int ba_disk_generation_read(const char *const *devices, const uint8_t fsid[BA_UUID_SIZE], const struct ba_secret *key,
                             unsigned wait_s, struct ba_disk_generation *g) {
         char uuid[BA_UUID_STRING_MAX];
         time_t deadline = time(NULL) + wait_s;
@@ -148,7 +148,7 @@ int ba_disk_generation_read(const char *device, const uint8_t fsid[BA_UUID_SIZE]
         int r;
 
         for (;;) {
-                r = scan_all(device, fsid, key, &f);
+                r = scan_all(devices, fsid, key, &f);
                 if (r != 0)
                         return r;
                 if (f.g.devices > 0 && f.g.devices >= f.num_devices)

@@ -22,11 +22,11 @@ struct ba_disk_generation {
 };
 
 /*
- * Looks at device (a path, or NULL) and the block devices in
+ * Looks at devices (NULL-terminated paths, or NULL) and the block devices in
  * /sys/class/block, waiting up to wait_s seconds for all of the
  * filesystem's devices to appear.  Returns an exit code after logging.
  */
-int ba_disk_generation_read(const char *device, const uint8_t fsid[BA_UUID_SIZE], const struct ba_secret *key,
+int ba_disk_generation_read(const char *const *devices, const uint8_t fsid[BA_UUID_SIZE], const struct ba_secret *key,
                             unsigned wait_s, struct ba_disk_generation *g);
 
 /* One superblock copy: 1 when it is fsid's, at offset, and its HMAC verifies; 0 when not; <0 crypto failure. */

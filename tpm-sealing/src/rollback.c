@@ -226,6 +226,7 @@ static int guard_tpm(const struct ba_unseal_opts *o, const struct ba_keyfile *kf
 
 int ba_rollback_guard(const struct ba_unseal_opts *o, const struct ba_keyfile *kf, const struct ba_secret *key,
                       const char *anchor_path, const char *device) {
+        const char *devices[] = { device, NULL };
         struct ba_rollback_anchor a;
         struct ba_disk_generation g;
         int r;
@@ -234,7 +235,7 @@ int ba_rollback_guard(const struct ba_unseal_opts *o, const struct ba_keyfile *k
         if (r == -ENOENT)
                 return 0;
         if (r == 0)
-                r = ba_disk_generation_read(device, a.fsid, key, BA_DEVICE_WAIT, &g);
+                r = ba_disk_generation_read(devices, a.fsid, key, BA_DEVICE_WAIT, &g);
         if (r == 0)
                 log_info("%s: %u device(s), %u authentic superblock copies, newest generation %llu.",
                          kf->description, g.devices, g.copies, (unsigned long long) g.newest);

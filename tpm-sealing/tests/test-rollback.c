@@ -7,9 +7,14 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "disk-generation.h"
+#include "exit-codes.h"
 #include "fixture.h"
 #include "rollback-anchor.h"
 #include "rollback-record.h"
@@ -66,17 +71,26 @@ static void test_record(void **state) {
         assert_int_equal(ba_rollback_record_decode(buf, &s), -EBADMSG);
 }
 
-/* A superblock copy for offset, fsid 0x5a..., signed with the key. */
-static void make_copy(uint8_t sb[BA_SB_SIZE], uint64_t offset, uint64_t generation) {
+static void put_le64(uint8_t *p, uint64_t v) {
+        for (int i = 0; i < 8; i++)
+                p[i] = (uint8_t) (v >> (8 * i));
+}
+
+/* A superblock copy for offset, fsid 0x5a..., device devid of 2, signed with the key. */
+static void make_device_copy(uint8_t sb[BA_SB_SIZE], uint64_t offset, uint64_t generation, uint64_t devid) {
         memset(sb, 0, BA_SB_SIZE);
         fill_fsid(sb + 32, 0x5a);
-        for (int i = 0; i < 8; i++) {
-                sb[48 + i] = (uint8_t) (offset >> (8 * i));
-                sb[72 + i] = (uint8_t) (generation >> (8 * i));
-        }
+        put_le64(sb + 48, offset);
+        put_le64(sb + 72, generation);
+        put_le64(sb + 136, 2);   /* num_devices */
+        put_le64(sb + 201, devid); /* dev_item.devid */
         memcpy(sb + 64, BA_SB_MAGIC, 8);
         sb[196] = BA_SB_CSUM_TYPE_HMAC_SHA256;
         assert_int_equal(ba_superblock_sign(sb, key.data, key.len), 0);
+}
+
+static void make_copy(uint8_t sb[BA_SB_SIZE], uint64_t offset, uint64_t generation) {
+        make_device_copy(sb, offset, generation, 1);
 }
 
 static void test_superblock_copy(void **state) {
@@ -94,11 +108,59 @@ static void test_superblock_copy(void **state) {
         assert_int_equal(ba_sb_copy_authentic(sb, UINT64_C(1) << 26, fsid, &key), 0);
 }
 
+#define PRIMARY UINT64_C(65536)
+#define BACKUP (UINT64_C(1) << 26)
+
+/* An image file of one device: its primary and backup copies at the generations given. */
+static void write_device(const char *path, uint64_t devid, uint64_t primary, uint64_t backup) {
+        uint8_t sb[BA_SB_SIZE];
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+        assert_true(fd >= 0);
+        make_device_copy(sb, PRIMARY, primary, devid);
+        assert_int_equal(pwrite(fd, sb, sizeof(sb), PRIMARY), sizeof(sb));
+        make_device_copy(sb, BACKUP, backup, devid);
+        assert_int_equal(pwrite(fd, sb, sizeof(sb), BACKUP), sizeof(sb));
+        assert_int_equal(close(fd), 0);
+}
+
+/* A filesystem of two devices: both are read, the newest copy and the oldest primary of either count. */
+static void test_devices(void **state) {
+        char dir[] = "/tmp/ba-test-rollback.XXXXXX", one[64], two[64];
+        const char *both[] = { one, two, NULL }, *first[] = { one, NULL }, *twice[] = { one, one, NULL };
+        struct ba_disk_generation g;
+        uint8_t fsid[BA_UUID_SIZE];
+
+        (void) state;
+        fill_fsid(fsid, 0x5a);
+        assert_non_null(mkdtemp(dir));
+        snprintf(one, sizeof(one), "%s/one", dir);
+        snprintf(two, sizeof(two), "%s/two", dir);
+        write_device(one, 1, 12, 12);
+        write_device(two, 2, 12, 14);
+        assert_int_equal(ba_disk_generation_read(both, fsid, &key, 0, &g), 0);
+        assert_int_equal(g.devices, 2);
+        assert_int_equal(g.copies, 4);
+        assert_int_equal(g.newest, 14);
+        assert_int_equal(g.oldest_primary, 12);
+        /* An older primary on the second device only: it is the one that counts. */
+        write_device(two, 2, 9, 14);
+        assert_int_equal(ba_disk_generation_read(both, fsid, &key, 0, &g), 0);
+        assert_int_equal(g.oldest_primary, 9);
+        /* One device missing (or one read twice under two names): the age cannot be told. */
+        assert_int_equal(ba_disk_generation_read(first, fsid, &key, 0, &g), BA_EXIT_DEVICE);
+        assert_int_equal(ba_disk_generation_read(twice, fsid, &key, 0, &g), BA_EXIT_DEVICE);
+        assert_int_equal(unlink(one), 0);
+        assert_int_equal(unlink(two), 0);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_anchor),
                 cmocka_unit_test(test_record),
                 cmocka_unit_test(test_superblock_copy),
+                cmocka_unit_test(test_devices),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
