@@ -135,12 +135,15 @@ static int judge_disk(const struct ba_unseal_opts *o, const struct ba_keyfile *k
  * is never overwritten.
  */
 static int repair(const struct ba_unseal_opts *o, const struct ba_keyfile *kf, const struct ba_secret *key,
-                  struct ba_tpm *t, const struct ba_pcr_pubkey *signer, int refusal, struct ba_rollback_nv *nv,
-                  struct verdict *v) {
+                  struct ba_tpm *t, const struct ba_signed_input *in, bool can_write, int refusal,
+                  struct ba_rollback_nv *nv, struct verdict *v) {
         int r = ask_owner(o, kf, key, refusal, "cleared the TPM or deleted its rollback record");
 
+        if (r == 0 && !can_write)
+                return log_fail(refusal, "%s: this boot image cannot sign for PCR 11, so it cannot record the disk "
+                                "again: boot a signed image. The root is not mounted.", kf->description);
         if (r == 0)
-                r = ba_rollback_nv_define(t, signer, nv);
+                r = ba_rollback_nv_define(t, &in->key, nv);
         if (r != 0)
                 return r;
         v->floor = 0;
@@ -148,9 +151,21 @@ static int repair(const struct ba_unseal_opts *o, const struct ba_keyfile *kf, c
         return 0;
 }
 
-/* The UKI's PCR key and signature for this boot: the record's write policy asks for them. */
-static int read_signer(const struct ba_unseal_opts *o, const struct ba_keyfile *kf, struct ba_signed_input *in) {
+/* Failures that leave the boot without a signature to write with; the record can still be read and judged. */
+static bool cannot_sign(int r) {
+        return r >= BA_EXIT_NOT_UKI_BOOT && r <= BA_EXIT_PCR_SIGNATURE_REJECTED;
+}
+
+/*
+ * The UKI's PCR key and signature for this boot: the record's write
+ * policy asks for them.  A boot that came this far without them (the
+ * recovery key opened the key) still checks the disk against the record,
+ * whose policy names the key file's PCR key, but cannot write.
+ */
+static int read_signer(const struct ba_unseal_opts *o, const struct ba_keyfile *kf, struct ba_signed_input *in,
+                       bool *can_write) {
         struct ba_keyfile k;
+        int r;
 
         if (!kf->signed_pcrs.pcr_mask)
                 return log_fail(BA_EXIT_ROLLBACK_ANCHOR, "%s has a rollback anchor but no signed PCR policy: only a "
@@ -160,7 +175,15 @@ static int read_signer(const struct ba_unseal_opts *o, const struct ba_keyfile *
         snprintf(k.description, sizeof(k.description), "%s", kf->description);
         k.signed_pcrs.pcr_mask = SIGNED_PCR_MASK;
         k.signed_pcrs.key_name = kf->signed_pcrs.key_name;
-        return ba_signed_input_read(o->pcr_signature, o->pcr_public_key, &k, in);
+        r = ba_signed_input_read(o->pcr_signature, o->pcr_public_key, &k, in);
+        *can_write = r == 0;
+        if (!cannot_sign(r))
+                return r;
+        ba_signed_input_free(in);
+        in->key.name = kf->signed_pcrs.key_name;
+        log_warning("%s: this boot image cannot sign for PCR 11, so it checks the disk against the rollback record "
+                    "but does not update it.", kf->description);
+        return 0;
 }
 
 static int record(struct ba_tpm *t, const struct ba_keyfile *kf, const struct ba_signed_input *in,
@@ -180,6 +203,11 @@ static int record(struct ba_tpm *t, const struct ba_keyfile *kf, const struct ba
         k.signed_pcrs.key_name = in->key.name;
         snprintf(k.description, sizeof(k.description), "%s", kf->description);
         r = ba_signed_select(t, &k, in, &sig);
+        if (cannot_sign(r)) {
+                log_warning("%s: generation %llu not recorded: no PCR signature for this boot.", kf->description,
+                            (unsigned long long) generation);
+                return 0;
+        }
         if (r == 0)
                 r = ba_rollback_nv_write(t, &in->key, &sig, nv, &rec);
         if (r == 0)
@@ -193,11 +221,11 @@ static int guard_tpm(const struct ba_unseal_opts *o, const struct ba_keyfile *kf
         struct ba_rollback_nv nv = { .record_handle = a->record_handle, .counter_handle = a->counter_handle };
         struct ba_signed_input in = { 0 };
         struct verdict v = { 0 };
-        bool repairable;
+        bool repairable, can_write = false;
         struct ba_tpm t;
         int r;
 
-        r = read_signer(o, kf, &in);
+        r = read_signer(o, kf, &in, &can_write);
         if (r == 0)
                 r = ba_tpm_open(&t, &o->tpm);
         if (r != 0) {
@@ -211,13 +239,13 @@ static int guard_tpm(const struct ba_unseal_opts *o, const struct ba_keyfile *kf
                 repairable = r == BA_EXIT_ROLLBACK_INDEX;
         }
         if (repairable)
-                r = repair(o, kf, key, &t, &in.key, r, &nv, &v);
+                r = repair(o, kf, key, &t, &in, can_write, r, &nv, &v);
         if (r == 0)
                 r = judge_disk(o, kf, key, g, &v);
         /* The write's session is salted to the SRK the key was sealed under, not to whatever sits at its handle. */
-        if (r == 0)
+        if (r == 0 && can_write)
                 r = ba_tpm_get_srk(&t, kf->parent_name.size ? &kf->parent_name : NULL);
-        if (r == 0)
+        if (r == 0 && can_write)
                 r = record(&t, kf, &in, &nv, a, g->newest, v.new_counter);
         ba_tpm_close(&t);
         ba_signed_input_free(&in);

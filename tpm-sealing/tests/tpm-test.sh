@@ -1429,6 +1429,24 @@ case_rollback() {
 	boot_load 0
 	err_lacks "older"
 
+	step "a boot that cannot sign (no PCR signature; the recovery passphrase opened the key): checked, not recorded"
+	NOSIG=("${L[@]/$WORK\/sig.json/$WORK/none.json}")
+	disk 14
+	reboot_signed
+	STDIN=$WORK/pass expect 0 load "${NOSIG[@]}" root
+	err_has "checks the disk against the rollback record but does not update it"
+	err_lacks "Recorded generation"
+	disk 9
+	reboot_signed
+	STDIN=$WORK/pass expect 50 load "${NOSIG[@]}" root
+	err_has "the disk is older than this machine's last boot"
+	! have_key btrfs:root || fail "an older disk was loaded in a boot without a signature"
+	disk 14
+	boot_load 0
+	err_has "Recorded generation 14 of btrfs:root"
+	disk 10
+	STDIN=$WORK/pass boot_load 0
+
 	step "the anchor forged, truncated, or for another filesystem: refused (53)"
 	printf '\x01' | dd of="$anchor" bs=1 seek=20 conv=notrunc 2>/dev/null
 	boot_load 53
