@@ -29,18 +29,10 @@ struct found {
         struct ba_disk_generation g;
 };
 
-static uint64_t le64_at(const uint8_t *p) {
-        uint64_t v = 0;
-
-        for (int i = 7; i >= 0; i--)
-                v = v << 8 | p[i];
-        return v;
-}
-
 int ba_sb_copy_authentic(const uint8_t sb[BA_SB_SIZE], uint64_t offset, const uint8_t fsid[BA_UUID_SIZE],
                          const struct ba_secret *key) {
         if (memcmp(sb + SB_MAGIC, BA_SB_MAGIC, 8) != 0 || memcmp(sb + SB_FSID, fsid, BA_UUID_SIZE) != 0 ||
-            le64_at(sb + SB_BYTENR) != offset)
+            ba_get_le(sb + SB_BYTENR, 8) != offset)
                 return 0;
         return ba_superblock_verify(sb, key->data, key->len);
 }
@@ -76,11 +68,11 @@ static int scan_device(int fd, const uint8_t fsid[BA_UUID_SIZE], const struct ba
         if (!read_at(fd, copy_offsets[0], sb))
                 return 0;
         r = ba_sb_copy_authentic(sb, copy_offsets[0], fsid, key);
-        devid = le64_at(sb + SB_DEVID);
+        devid = ba_get_le(sb + SB_DEVID, 8);
         if (r <= 0 || known_devid(f, devid) || f->g.devices == MAX_DEVICES)
                 return r;
         f->devids[f->g.devices++] = devid;
-        f->num_devices = le64_at(sb + SB_NUM_DEVICES);
+        f->num_devices = ba_get_le(sb + SB_NUM_DEVICES, 8);
         for (size_t i = 0; i < ELEMENTSOF(copy_offsets); i++) {
                 uint64_t gen;
 
@@ -90,7 +82,7 @@ static int scan_device(int fd, const uint8_t fsid[BA_UUID_SIZE], const struct ba
                                 return r;
                         continue;
                 }
-                gen = le64_at(sb + SB_GENERATION);
+                gen = ba_get_le(sb + SB_GENERATION, 8);
                 f->g.copies++;
                 if (gen > f->g.newest)
                         f->g.newest = gen;

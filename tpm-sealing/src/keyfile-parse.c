@@ -25,18 +25,6 @@ static int __attribute__((format(printf, 3, 4))) pfail(struct parse_ctx *c, int 
         return code;
 }
 
-static uint16_t get_le16(const uint8_t *p) {
-        return (uint16_t) (p[0] | p[1] << 8);
-}
-
-static uint32_t get_le32(const uint8_t *p) {
-        return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
-}
-
-static uint64_t get_le64(const uint8_t *p) {
-        return (uint64_t) get_le32(p) | (uint64_t) get_le32(p + 4) << 32;
-}
-
 static int rec_description(struct parse_ctx *c, const uint8_t *v, size_t len) {
         if (!ba_description_valid((const char *) v, len))
                 return pfail(c, -EBADMSG, "key description at offset %zu is not btrfs:NAME", c->offset);
@@ -54,7 +42,7 @@ static int rec_fs_uuid(struct parse_ctx *c, const uint8_t *v, size_t len) {
 
 static int rec_pcr_bank(struct parse_ctx *c, const uint8_t *v, size_t len) {
         (void) len;
-        c->kf->pcr_bank = get_le16(v);
+        c->kf->pcr_bank = (uint16_t) ba_get_le(v, 2);
         if (c->kf->pcr_bank != TPM2_ALG_SHA256)
                 return pfail(c, -EPROTONOSUPPORT, "PCR bank 0x%04x is not supported (only sha256)", c->kf->pcr_bank);
         return 0;
@@ -62,7 +50,7 @@ static int rec_pcr_bank(struct parse_ctx *c, const uint8_t *v, size_t len) {
 
 static int rec_pcr_mask(struct parse_ctx *c, const uint8_t *v, size_t len) {
         (void) len;
-        c->kf->pcr_mask = get_le32(v);
+        c->kf->pcr_mask = (uint32_t) ba_get_le(v, 4);
         if (c->kf->pcr_mask & ~BA_PCR_ALL_MASK)
                 return pfail(c, -EBADMSG, "PCR selection 0x%08x names PCRs above 23", c->kf->pcr_mask);
         return 0;
@@ -128,7 +116,7 @@ static int rec_tpm_private(struct parse_ctx *c, const uint8_t *v, size_t len) {
 static int rec_signed_pcrs(struct parse_ctx *c, const uint8_t *v, size_t len) {
         struct ba_signed_pcrs *sp = &c->kf->signed_pcrs;
 
-        sp->pcr_mask = get_le32(v);
+        sp->pcr_mask = (uint32_t) ba_get_le(v, 4);
         if (sp->pcr_mask == 0 || (sp->pcr_mask & ~BA_PCR_ALL_MASK))
                 return pfail(c, -EBADMSG, "signed PCR selection 0x%08x at offset %zu is empty or names PCRs above 23",
                              sp->pcr_mask, c->offset);
@@ -139,7 +127,7 @@ static int rec_signed_pcrs(struct parse_ctx *c, const uint8_t *v, size_t len) {
 
 static int rec_created(struct parse_ctx *c, const uint8_t *v, size_t len) {
         (void) len;
-        c->kf->created = get_le64(v);
+        c->kf->created = ba_get_le(v, 8);
         c->kf->has_created = true;
         return 0;
 }
@@ -173,8 +161,8 @@ static int rec_recovery(struct parse_ctx *c, const uint8_t *v, size_t len) {
         rec->kind = BA_RECOVERY_KIND_PASSPHRASE;
         rec->kdf = v[0];
         rec->log_n = v[1];
-        rec->r = get_le32(v + 2);
-        rec->p = get_le32(v + 6);
+        rec->r = (uint32_t) ba_get_le(v + 2, 4);
+        rec->p = (uint32_t) ba_get_le(v + 6, 4);
         return recovery_tail(c, v + 10, len - BA_RECOVERY_FIXED_SIZE);
 }
 
@@ -189,9 +177,9 @@ static int rec_recovery_v2(struct parse_ctx *c, const uint8_t *v, size_t len) {
         rec->version = 2;
         rec->kind = v[0];
         rec->kdf = v[1];
-        rec->t_cost = get_le32(v + 2);
-        rec->m_cost = get_le32(v + 6);
-        rec->lanes = get_le32(v + 10);
+        rec->t_cost = (uint32_t) ba_get_le(v + 2, 4);
+        rec->m_cost = (uint32_t) ba_get_le(v + 6, 4);
+        rec->lanes = (uint32_t) ba_get_le(v + 10, 4);
         return recovery_tail(c, v + 14, len - BA_RECOVERY_V2_FIXED_SIZE);
 }
 
@@ -268,8 +256,8 @@ static int parse_records(struct parse_ctx *c, const uint8_t *buf, size_t start, 
                 c->offset = off;
                 if (end - off < BA_KEYFILE_RECORD_HEADER_SIZE)
                         return pfail(c, -EBADMSG, "record header at offset %zu is cut short", off);
-                type = get_le16(buf + off);
-                len = get_le32(buf + off + 2);
+                type = (uint16_t) ba_get_le(buf + off, 2);
+                len = (uint32_t) ba_get_le(buf + off + 2, 4);
                 if (len > end - off - BA_KEYFILE_RECORD_HEADER_SIZE)
                         return pfail(c, -EBADMSG, "record 0x%04x at offset %zu has length %u, only %zu bytes remain",
                                      type, off, len, end - off - BA_KEYFILE_RECORD_HEADER_SIZE);
@@ -295,14 +283,14 @@ static int parse_header(struct parse_ctx *c, const uint8_t *buf, size_t len, siz
         if (len < BA_KEYFILE_HEADER_SIZE)
                 return pfail(c, -EBADMSG, "truncated: %zu bytes, shorter than the %d-byte header",
                              len, BA_KEYFILE_HEADER_SIZE);
-        c->kf->version = get_le16(buf + 8);
+        c->kf->version = (uint16_t) ba_get_le(buf + 8, 2);
         if (c->kf->version != BA_KEYFILE_VERSION)
                 return pfail(c, -EPROTONOSUPPORT, "format version %u is not supported (this btrfs-auth reads %d)",
                              c->kf->version, BA_KEYFILE_VERSION);
-        flags = get_le16(buf + 10);
+        flags = (uint16_t) ba_get_le(buf + 10, 2);
         if (flags != 0)
                 return pfail(c, -EPROTONOSUPPORT, "unknown header flags 0x%04x", flags);
-        body_len = get_le32(buf + 12);
+        body_len = (uint32_t) ba_get_le(buf + 12, 4);
         have = len - BA_KEYFILE_HEADER_SIZE >= BA_KEYFILE_TRAILER_SIZE ?
                 len - BA_KEYFILE_HEADER_SIZE - BA_KEYFILE_TRAILER_SIZE : 0;
         if (body_len > BA_KEYFILE_MAX_SIZE)

@@ -14,28 +14,13 @@ struct writer {
         bool overflow;
 };
 
-static void put_le16(uint8_t *p, uint16_t v) {
-        p[0] = (uint8_t) v;
-        p[1] = (uint8_t) (v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v) {
-        put_le16(p, (uint16_t) v);
-        put_le16(p + 2, (uint16_t) (v >> 16));
-}
-
-static void put_le64(uint8_t *p, uint64_t v) {
-        put_le32(p, (uint32_t) v);
-        put_le32(p + 4, (uint32_t) (v >> 32));
-}
-
 static void put_record(struct writer *w, uint16_t type, const void *v, size_t len) {
         if (w->overflow || len > w->cap - w->len - BA_KEYFILE_RECORD_HEADER_SIZE) {
                 w->overflow = true;
                 return;
         }
-        put_le16(w->buf + w->len, type);
-        put_le32(w->buf + w->len + 2, (uint32_t) len);
+        ba_put_le(w->buf + w->len, type, 2);
+        ba_put_le(w->buf + w->len + 2, (uint32_t) len, 4);
         if (len > 0)
                 memcpy(w->buf + w->len + BA_KEYFILE_RECORD_HEADER_SIZE, v, len);
         w->len += BA_KEYFILE_RECORD_HEADER_SIZE + len;
@@ -45,8 +30,8 @@ static void put_pcr_records(struct writer *w, const struct ba_keyfile *kf) {
         uint8_t bank[2], mask[4], values[BA_PCR_COUNT * BA_DIGEST_SIZE];
         size_t n = 0;
 
-        put_le16(bank, kf->pcr_bank);
-        put_le32(mask, kf->pcr_mask);
+        ba_put_le(bank, kf->pcr_bank, 2);
+        ba_put_le(mask, kf->pcr_mask, 4);
         for (unsigned i = 0; i < BA_PCR_COUNT; i++)
                 if (kf->pcr_mask & (UINT32_C(1) << i))
                         memcpy(values + BA_DIGEST_SIZE * n++, kf->pcr_values[i], BA_DIGEST_SIZE);
@@ -68,7 +53,7 @@ static int put_tpm_records(struct writer *w, const struct ba_keyfile *kf) {
         if (kf->signed_pcrs.pcr_mask != 0) {
                 uint8_t v[4 + BA_SIGNER_NAME_SIZE];
 
-                put_le32(v, kf->signed_pcrs.pcr_mask);
+                ba_put_le(v, kf->signed_pcrs.pcr_mask, 4);
                 memcpy(v + 4, kf->signed_pcrs.key_name.name, BA_SIGNER_NAME_SIZE);
                 put_record(w, BA_REC_SIGNED_PCRS, v, sizeof(v));
         }
@@ -81,15 +66,15 @@ static void put_recovery(struct writer *w, const struct ba_recovery_record *rec)
         if (rec->version == 1) {
                 *q++ = rec->kdf;
                 *q++ = rec->log_n;
-                put_le32(q, rec->r);
-                put_le32(q + 4, rec->p);
+                ba_put_le(q, rec->r, 4);
+                ba_put_le(q + 4, rec->p, 4);
                 q += 8;
         } else {
                 *q++ = rec->kind;
                 *q++ = rec->kdf;
-                put_le32(q, rec->t_cost);
-                put_le32(q + 4, rec->m_cost);
-                put_le32(q + 8, rec->lanes);
+                ba_put_le(q, rec->t_cost, 4);
+                ba_put_le(q + 4, rec->m_cost, 4);
+                ba_put_le(q + 8, rec->lanes, 4);
                 q += 12;
         }
         memcpy(q, rec->salt, BA_RECOVERY_SALT_SIZE);
@@ -121,7 +106,7 @@ static int put_records(struct writer *w, const struct ba_keyfile *kf) {
         if (put_tpm_records(w, kf) < 0)
                 return -EINVAL;
         if (kf->has_created) {
-                put_le64(created, kf->created);
+                ba_put_le(created, kf->created, 8);
                 put_record(w, BA_REC_CREATED, created, sizeof(created));
         }
         if (kf->has_recovery)
@@ -140,15 +125,15 @@ int ba_keyfile_serialize(const struct ba_keyfile *kf, uint8_t **ret, size_t *ret
         if (!w.buf)
                 return -ENOMEM;
         memcpy(w.buf, BA_KEYFILE_MAGIC, BA_KEYFILE_MAGIC_SIZE);
-        put_le16(w.buf + 8, BA_KEYFILE_VERSION);
-        put_le16(w.buf + 10, 0);
+        ba_put_le(w.buf + 8, BA_KEYFILE_VERSION, 2);
+        ba_put_le(w.buf + 10, 0, 2);
         w.len = BA_KEYFILE_HEADER_SIZE;
         r = put_records(&w, kf);
         if (r < 0) {
                 free(w.buf);
                 return r;
         }
-        put_le32(w.buf + 12, (uint32_t) (w.len - BA_KEYFILE_HEADER_SIZE));
+        ba_put_le(w.buf + 12, (uint32_t) (w.len - BA_KEYFILE_HEADER_SIZE), 4);
         w.len += BA_KEYFILE_TRAILER_SIZE;
         r = ba_keyfile_seal_checksum(w.buf, w.len);
         if (r < 0) {

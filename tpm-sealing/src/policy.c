@@ -29,13 +29,6 @@ int ba_pcr_digest(uint32_t mask, const ba_pcr_values values, uint8_t out[BA_DIGE
         return ba_sha256(v, n, out);
 }
 
-static void put_be32(uint8_t b[4], uint32_t v) {
-        b[0] = (uint8_t) (v >> 24);
-        b[1] = (uint8_t) (v >> 16);
-        b[2] = (uint8_t) (v >> 8);
-        b[3] = (uint8_t) v;
-}
-
 static int extend_policy_pcr(uint8_t digest[BA_DIGEST_SIZE], uint32_t mask, const ba_pcr_values values) {
         uint8_t cc[4], sel_buf[sizeof(TPML_PCR_SELECTION)], pcr_digest[BA_DIGEST_SIZE];
         TPML_PCR_SELECTION sel;
@@ -48,7 +41,7 @@ static int extend_policy_pcr(uint8_t digest[BA_DIGEST_SIZE], uint32_t mask, cons
         r = ba_pcr_digest(mask, values, pcr_digest);
         if (r < 0)
                 return r;
-        put_be32(cc, TPM2_CC_PolicyPCR);
+        ba_put_be(cc, TPM2_CC_PolicyPCR, 4);
         return ba_sha256((const struct ba_iovec[]) {
                                  { digest, BA_DIGEST_SIZE },
                                  { cc, sizeof(cc) },
@@ -60,7 +53,7 @@ static int extend_policy_pcr(uint8_t digest[BA_DIGEST_SIZE], uint32_t mask, cons
 static int extend_policy_auth_value(uint8_t digest[BA_DIGEST_SIZE]) {
         uint8_t cc[4];
 
-        put_be32(cc, TPM2_CC_PolicyAuthValue);
+        ba_put_be(cc, TPM2_CC_PolicyAuthValue, 4);
         return ba_sha256((const struct ba_iovec[]) {
                                  { digest, BA_DIGEST_SIZE },
                                  { cc, sizeof(cc) },
@@ -72,7 +65,7 @@ static int extend_policy_authorize(uint8_t digest[BA_DIGEST_SIZE], const TPM2B_N
         uint8_t cc[4];
         int r;
 
-        put_be32(cc, TPM2_CC_PolicyAuthorize);
+        ba_put_be(cc, TPM2_CC_PolicyAuthorize, 4);
         memset(digest, 0, BA_DIGEST_SIZE);
         r = ba_sha256((const struct ba_iovec[]) {
                               { digest, BA_DIGEST_SIZE },

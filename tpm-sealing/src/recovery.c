@@ -13,11 +13,6 @@
 
 typedef int (*aad_update_fn)(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl, const unsigned char *in, int inl);
 
-static void put_le32(uint8_t *p, uint32_t v) {
-        for (int i = 0; i < 4; i++)
-                p[i] = (uint8_t) (v >> (8 * i));
-}
-
 /*
  * Associated data: a prefix naming the version (with its NUL), for version
  * 2 the kind, KDF and costs as the record stores them, then the key's
@@ -33,9 +28,9 @@ static int add_aad(EVP_CIPHER_CTX *ctx, aad_update_fn update, const struct ba_re
                        update(ctx, NULL, &n, (const uint8_t *) description, (int) strlen(description));
         params[0] = rec->kind;
         params[1] = rec->kdf;
-        put_le32(params + 2, rec->t_cost);
-        put_le32(params + 6, rec->m_cost);
-        put_le32(params + 10, rec->lanes);
+        ba_put_le(params + 2, rec->t_cost, 4);
+        ba_put_le(params + 6, rec->m_cost, 4);
+        ba_put_le(params + 10, rec->lanes, 4);
         return update(ctx, NULL, &n, (const uint8_t *) AAD_PREFIX_V2, sizeof(AAD_PREFIX_V2)) &&
                update(ctx, NULL, &n, params, sizeof(params)) &&
                update(ctx, NULL, &n, (const uint8_t *) description, (int) strlen(description));

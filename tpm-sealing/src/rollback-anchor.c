@@ -9,19 +9,6 @@
 #define MAC_CONTEXT "btrfs-auth rollback anchor v1"
 #define BODY 40
 
-static void put_be(uint8_t *p, uint64_t v, int n) {
-        for (int i = n - 1; i >= 0; i--, v >>= 8)
-                p[i] = (uint8_t) v;
-}
-
-static uint64_t get_be(const uint8_t *p, int n) {
-        uint64_t v = 0;
-
-        for (int i = 0; i < n; i++)
-                v = v << 8 | p[i];
-        return v;
-}
-
 /* HMAC-SHA256(key, context || body): the context keeps it apart from the key's other uses. */
 static int mac(const struct ba_secret *key, const uint8_t body[BODY], uint8_t out[BA_DIGEST_SIZE]) {
         uint8_t msg[sizeof(MAC_CONTEXT) - 1 + BODY];
@@ -35,9 +22,9 @@ static int mac(const struct ba_secret *key, const uint8_t body[BODY], uint8_t ou
 int ba_rollback_anchor_encode(const struct ba_rollback_anchor *a, const struct ba_secret *key,
                               uint8_t out[BA_ROLLBACK_ANCHOR_BYTES]) {
         memcpy(out, ANCHOR_MAGIC, 8);
-        put_be(out + 8, a->record_handle, 4);
-        put_be(out + 12, a->counter_handle, 4);
-        put_be(out + 16, a->counter_at_enroll, 8);
+        ba_put_be(out + 8, a->record_handle, 4);
+        ba_put_be(out + 12, a->counter_handle, 4);
+        ba_put_be(out + 16, a->counter_at_enroll, 8);
         memcpy(out + 24, a->fsid, BA_UUID_SIZE);
         return mac(key, out, out + BODY);
 }
@@ -55,9 +42,9 @@ int ba_rollback_anchor_decode(const uint8_t in[BA_ROLLBACK_ANCHOR_BYTES], const 
         explicit_bzero(want, sizeof(want));
         if (r != 0)
                 return r;
-        a->record_handle = (uint32_t) get_be(in + 8, 4);
-        a->counter_handle = (uint32_t) get_be(in + 12, 4);
-        a->counter_at_enroll = get_be(in + 16, 8);
+        a->record_handle = (uint32_t) ba_get_be(in + 8, 4);
+        a->counter_handle = (uint32_t) ba_get_be(in + 12, 4);
+        a->counter_at_enroll = ba_get_be(in + 16, 8);
         memcpy(a->fsid, in + 24, BA_UUID_SIZE);
         return 0;
 }

@@ -14,26 +14,13 @@
 #define COUNTER_ATTRS                                                                                          \
         ((TPM2_NT_COUNTER << TPMA_NV_TPM2_NT_SHIFT) | TPMA_NV_AUTHWRITE | TPMA_NV_AUTHREAD | TPMA_NV_NO_DA)
 
-static void put_be64(uint8_t *p, uint64_t v) {
-        for (int i = 7; i >= 0; i--, v >>= 8)
-                p[i] = (uint8_t) v;
-}
-
-static uint64_t get_be64(const uint8_t *p) {
-        uint64_t v = 0;
-
-        for (int i = 0; i < 8; i++)
-                v = v << 8 | p[i];
-        return v;
-}
-
 /* Magic, UUID, generation, counter, zeros: 8 + 16 + 8 + 8 + 8 bytes. */
 void ba_rollback_record_encode(const struct ba_rollback_record *rec, uint8_t out[BA_ROLLBACK_RECORD_SIZE]) {
         memset(out, 0, BA_ROLLBACK_RECORD_SIZE);
         memcpy(out, RECORD_MAGIC, 8);
         memcpy(out + 8, rec->fsid, BA_UUID_SIZE);
-        put_be64(out + 24, rec->generation);
-        put_be64(out + 32, rec->counter);
+        ba_put_be(out + 24, rec->generation, 8);
+        ba_put_be(out + 32, rec->counter, 8);
 }
 
 int ba_rollback_record_decode(const uint8_t in[BA_ROLLBACK_RECORD_SIZE], struct ba_rollback_record *rec) {
@@ -42,8 +29,8 @@ int ba_rollback_record_decode(const uint8_t in[BA_ROLLBACK_RECORD_SIZE], struct 
         if (memcmp(in, RECORD_MAGIC, 8) != 0 || memcmp(in + 40, zeros, sizeof(zeros)) != 0)
                 return -EBADMSG;
         memcpy(rec->fsid, in + 8, BA_UUID_SIZE);
-        rec->generation = get_be64(in + 24);
-        rec->counter = get_be64(in + 32);
+        rec->generation = ba_get_be(in + 24, 8);
+        rec->counter = ba_get_be(in + 32, 8);
         return 0;
 }
 
@@ -105,7 +92,7 @@ static int read_counter(struct ba_tpm *t, ESYS_TR obj, uint64_t *value) {
         int r = ba_tpm_nv_read(t, obj, sizeof(buf), buf);
 
         if (r == 0)
-                *value = get_be64(buf);
+                *value = ba_get_be(buf, 8);
         return r;
 }
 

@@ -103,6 +103,34 @@ static int parse_pcr_item(const char *item, uint32_t *mask) {
         return 0;
 }
 
+uint64_t ba_get_le(const uint8_t *p, unsigned n) {
+        uint64_t v = 0;
+
+        while (n--)
+                v = v << 8 | p[n];
+        return v;
+}
+
+void ba_put_le(uint8_t *p, uint64_t v, unsigned n) {
+        for (unsigned i = 0; i < n; i++, v >>= 8)
+                p[i] = (uint8_t) v;
+}
+
+uint64_t ba_get_be(const uint8_t *p, unsigned n) {
+        uint64_t v = 0;
+
+        for (unsigned i = 0; i < n; i++)
+                v = v << 8 | p[i];
+        return v;
+}
+
+void ba_put_be(uint8_t *p, uint64_t v, unsigned n) {
+        while (n--) {
+                p[n] = (uint8_t) v;
+                v >>= 8;
+        }
+}
+
 int ba_parse_nv_index(const char *s, uint32_t *index) {
         unsigned long v;
         char *end;

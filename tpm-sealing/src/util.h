@@ -31,6 +31,11 @@ int ba_parse_uint(const char *s, unsigned max, unsigned *out);
 
 /* "7", "0,2,7", "0-7,14", "" or "none" (empty set). */
 int ba_parse_pcr_list(const char *s, uint32_t *mask);
+/* Unsigned integers of n bytes (1..8) as on-disk formats store them: little-endian (btrfs, key files), big-endian (TPM). */
+uint64_t ba_get_le(const uint8_t *p, unsigned n);
+void ba_put_le(uint8_t *p, uint64_t v, unsigned n);
+uint64_t ba_get_be(const uint8_t *p, unsigned n);
+void ba_put_be(uint8_t *p, uint64_t v, unsigned n);
 /* "0x01b7a000": a TPM NV index in the owner's range 0x01000000..0x01ffffff; -EINVAL otherwise. */
 int ba_parse_nv_index(const char *s, uint32_t *index);
 /* "0,2,7" or "none"; buf must hold at least 64 bytes. */

@@ -35,11 +35,6 @@ static int die(const char *what) {
         return 2;
 }
 
-static void put_le(uint8_t *p, uint64_t v, int n) {
-        for (int i = 0; i < n; i++)
-                p[i] = (uint8_t) (v >> (8 * i));
-}
-
 static int mksb(const char *image, const char *keyfile, const char *uuid, uint64_t generation, uint64_t offset) {
         uint8_t sb[BA_SB_SIZE] = { 0 }, *key = NULL;
         size_t key_len = 0;
@@ -52,15 +47,15 @@ static int mksb(const char *image, const char *keyfile, const char *uuid, uint64
                 return die(keyfile);
         if (new_image)
                 offset = BA_SB_OFFSET;
-        put_le(sb + 48, offset, 8);             /* bytenr */
+        ba_put_le(sb + 48, offset, 8);          /* bytenr */
         memcpy(sb + 64, BA_SB_MAGIC, 8);
-        put_le(sb + 72, generation, 8);
-        put_le(sb + 112, 1 << 20, 8);           /* total_bytes */
-        put_le(sb + 136, 1, 8);                 /* num_devices */
-        put_le(sb + 144, 4096, 4);              /* sectorsize */
-        put_le(sb + 148, 16384, 4);             /* nodesize */
-        put_le(sb + 156, 4096, 4);              /* stripesize */
-        put_le(sb + 196, BA_SB_CSUM_TYPE_HMAC_SHA256, 2);
+        ba_put_le(sb + 72, generation, 8);
+        ba_put_le(sb + 112, 1 << 20, 8);        /* total_bytes */
+        ba_put_le(sb + 136, 1, 8);              /* num_devices */
+        ba_put_le(sb + 144, 4096, 4);           /* sectorsize */
+        ba_put_le(sb + 148, 16384, 4);          /* nodesize */
+        ba_put_le(sb + 156, 4096, 4);           /* stripesize */
+        ba_put_le(sb + 196, BA_SB_CSUM_TYPE_HMAC_SHA256, 2);
         r = ba_superblock_sign(sb, key, key_len);
         explicit_bzero(key, key_len);
         free(key);

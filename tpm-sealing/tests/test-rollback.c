@@ -71,19 +71,14 @@ static void test_record(void **state) {
         assert_int_equal(ba_rollback_record_decode(buf, &s), -EBADMSG);
 }
 
-static void put_le64(uint8_t *p, uint64_t v) {
-        for (int i = 0; i < 8; i++)
-                p[i] = (uint8_t) (v >> (8 * i));
-}
-
 /* A superblock copy for offset, fsid 0x5a..., device devid of 2, signed with the key. */
 static void make_device_copy(uint8_t sb[BA_SB_SIZE], uint64_t offset, uint64_t generation, uint64_t devid) {
         memset(sb, 0, BA_SB_SIZE);
         fill_fsid(sb + 32, 0x5a);
-        put_le64(sb + 48, offset);
-        put_le64(sb + 72, generation);
-        put_le64(sb + 136, 2);   /* num_devices */
-        put_le64(sb + 201, devid); /* dev_item.devid */
+        ba_put_le(sb + 48, offset, 8);
+        ba_put_le(sb + 72, generation, 8);
+        ba_put_le(sb + 136, 2, 8);     /* num_devices */
+        ba_put_le(sb + 201, devid, 8); /* dev_item.devid */
         memcpy(sb + 64, BA_SB_MAGIC, 8);
         sb[196] = BA_SB_CSUM_TYPE_HMAC_SHA256;
         assert_int_equal(ba_superblock_sign(sb, key.data, key.len), 0);

@@ -81,6 +81,21 @@ static void test_numbers_and_pcr_lists(void **state) {
         assert_int_equal(ba_parse_nv_index(NULL, &m), -EINVAL);
 }
 
+static void test_byte_order(void **state) {
+        uint8_t b[8];
+
+        (void) state;
+        ba_put_le(b, UINT64_C(0x0807060504030201), 8);
+        assert_memory_equal(b, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+        assert_true(ba_get_le(b, 8) == UINT64_C(0x0807060504030201));
+        assert_int_equal(ba_get_le(b + 2, 2), 0x0403);
+        ba_put_be(b, 0x01b7a000, 4);
+        assert_memory_equal(b, "\x01\xb7\xa0\x00\x05", 5); /* only 4 bytes written */
+        assert_int_equal(ba_get_be(b, 4), 0x01b7a000);
+        ba_put_be(b, UINT64_MAX, 8);
+        assert_true(ba_get_be(b, 8) == UINT64_MAX);
+}
+
 static void test_names(void **state) {
         (void) state;
         assert_true(ba_name_valid("root"));
@@ -389,6 +404,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_hex_uuid),
                 cmocka_unit_test(test_numbers_and_pcr_lists),
+                cmocka_unit_test(test_byte_order),
                 cmocka_unit_test(test_names),
                 cmocka_unit_test(test_keyring_names),
                 cmocka_unit_test(test_policy_known_answers),
