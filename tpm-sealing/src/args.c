@@ -436,6 +436,7 @@ static int resolve_target(struct ba_args *a) {
                                    a->target);
         a->target_is_name = true;
         if (asprintf(&a->key_path, "%s/%s" BA_KEYFILE_SUFFIX, a->config_dir, a->target) < 0 ||
+            asprintf(&a->rollback_path, "%s/%s" BA_ROLLBACK_SUFFIX, a->config_dir, a->target) < 0 ||
             asprintf(&a->description, BA_DESCRIPTION_PREFIX "%s", a->target) < 0)
                 return -ENOMEM;
         return 0;
@@ -670,8 +671,9 @@ void ba_args_seal_binding(const struct ba_args *a, struct ba_seal_binding *b) {
 
 void ba_args_free(struct ba_args *a) {
         free(a->key_path);
+        free(a->rollback_path);
         free(a->description);
-        a->key_path = a->description = NULL;
+        a->key_path = a->rollback_path = a->description = NULL;
 }
 
 void ba_usage(FILE *f) {

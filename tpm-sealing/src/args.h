@@ -43,6 +43,7 @@ struct ba_args {
         const char *target;     /* NAME or path as given */
         bool target_is_name;
         char *key_path;         /* the key file */
+        char *rollback_path;    /* NAME: <config-dir>/NAME.rollback, the anti-rollback anchor; NULL for a path */
         char *description;      /* btrfs:NAME: for enroll what to record, for load/status by NAME what to expect */
         const char *config_dir;
         const char *tcti;       /* NULL: environment or default */

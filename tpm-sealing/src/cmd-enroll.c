@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -132,17 +131,10 @@ static int store(const struct ba_args *a, const struct ba_keyfile *kf, const str
 /* NAME.rollback beside NAME.sealed, and the TPM's indexes it names. */
 static int enroll_rollback(const struct ba_args *a, const struct ba_secret *key, const struct ba_keyfile *kf) {
         const struct ba_tpm_target tpm = ba_args_tpm(a);
-        char *path = NULL;
-        int r;
+        int r = ensure_config_dir(a);
 
-        r = ensure_config_dir(a);
-        if (r != 0)
-                return r;
-        if (asprintf(&path, "%s/%s%s", a->config_dir, a->target, BA_ROLLBACK_SUFFIX) < 0)
-                return log_fail(BA_EXIT_FAILURE, "Out of memory.");
-        r = ba_rollback_enroll(&tpm, a->rollback_index, a->signed_policy_key, kf->fs_uuid, key, path);
-        free(path);
-        return r;
+        return r ? r : ba_rollback_enroll(&tpm, a->rollback_index, a->signed_policy_key, kf->fs_uuid, key,
+                                          a->rollback_path);
 }
 
 int ba_cmd_enroll(const struct ba_args *a) {

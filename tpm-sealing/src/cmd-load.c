@@ -134,21 +134,6 @@ static int check_recorded(const struct ba_secret *key, const uint8_t *expected_i
                         "loaded.", path);
 }
 
-/* With NAME.rollback beside the key file: no older disk than the last boot's (rollback.h). */
-static int guard_rollback(const struct ba_args *a, const struct ba_unseal_opts *o, const struct ba_keyfile *kf,
-                          const struct ba_secret *key) {
-        char *path = NULL;
-        int r;
-
-        if (!a->target_is_name)
-                return 0;
-        if (asprintf(&path, "%s/%s%s", a->config_dir, a->target, BA_ROLLBACK_SUFFIX) < 0)
-                return log_fail(BA_EXIT_FAILURE, "Out of memory.");
-        r = ba_rollback_guard(o, kf, key, path, a->check_device);
-        free(path);
-        return r;
-}
-
 /* expected_id: the key id the TPM's provisioning record names, or NULL. */
 static int load_plain(const struct ba_args *a, const uint8_t *expected_id) {
         const struct ba_unseal_opts o = ba_args_unseal(a);
@@ -170,8 +155,9 @@ static int load_plain(const struct ba_args *a, const uint8_t *expected_id) {
         r = check_recorded(&key, expected_id, a->key_path);
         if (r == 0 && a->check_device)
                 r = ba_device_verify_key(a->check_device, dev.sb, &dev.info, key.data, key.len, kf.description);
-        if (r == 0)
-                r = guard_rollback(a, &o, &kf, &key);
+        /* With NAME.rollback beside the key file: no older disk than the last boot's. */
+        if (r == 0 && a->rollback_path)
+                r = ba_rollback_guard(&o, &kf, &key, a->rollback_path, a->check_device);
         if (r == 0)
                 r = measure(a, &kf, &dev, &key, m);
         if (r == 0)

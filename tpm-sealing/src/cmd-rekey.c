@@ -15,28 +15,12 @@
  * Rerun after an interruption, it finds NAME.sealed.new and the device's
  * state and continues from there; both keys stay available until step 4.
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "commands.h"
-#include "exit-codes.h"
 #include "initramfs.h"
 #include "log.h"
 #include "provision.h"
 #include "rekey.h"
 #include "rollback.h"
-
-/* NAME.rollback is MACed with the key: it follows the key, or the next boot refuses it. */
-static int rekey_anchor(const struct ba_args *a, const struct ba_rekey *k) {
-        char *path = NULL;
-        int r;
-
-        if (asprintf(&path, "%s/%s%s", a->config_dir, a->target, BA_ROLLBACK_SUFFIX) < 0)
-                return log_fail(BA_EXIT_FAILURE, "Out of memory.");
-        r = ba_rollback_anchor_rekey(path, &k->old_key, &k->new_key);
-        free(path);
-        return r;
-}
 
 int ba_cmd_rekey(const struct ba_args *a) {
         struct ba_rekey k = {
@@ -53,8 +37,9 @@ int ba_cmd_rekey(const struct ba_args *a) {
         int r;
 
         r = ba_rekey_run(&k);
+        /* NAME.rollback is MACed with the key: it follows the key, or the next boot refuses it. */
         if (r == 0)
-                r = rekey_anchor(a, &k);
+                r = ba_rollback_anchor_rekey(a->rollback_path, &k.old_key, &k.new_key);
         if (r == 0)
                 ba_key_id(&k.new_key, id);
         ba_rekey_free(&k);

@@ -22,6 +22,7 @@
 #define BA_KEYFILE_SUFFIX ".sealed"
 #define BA_PREVIOUS_SUFFIX ".previous" /* NAME.sealed.previous: kept by reseal until confirm */
 #define BA_PENDING_SUFFIX ".new"       /* NAME.sealed.new: the new key of an unfinished rekey */
+#define BA_ROLLBACK_SUFFIX ".rollback" /* NAME.rollback: the anti-rollback anchor (rollback.h) */
 #define BA_KEY_MAX_SIZE 128 /* MAX_SYM_DATA of the TPM 2.0 library spec */
 #define BA_SIGNER_NAME_SIZE (2 + BA_DIGEST_SIZE) /* a sha256 TPM name */
 

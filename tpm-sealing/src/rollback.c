@@ -22,8 +22,9 @@ struct verdict {
         uint64_t new_counter; /* what the record written by this boot carries */
 };
 
-static int read_anchor(const char *path, const struct ba_secret *key, const struct ba_keyfile *kf,
-                       struct ba_rollback_anchor *a) {
+/* expected_fsid: the filesystem the key file names, or NULL. */
+static int read_anchor(const char *path, const struct ba_secret *key, const char *description,
+                       const uint8_t *expected_fsid, struct ba_rollback_anchor *a) {
         uint8_t *buf = NULL;
         size_t len = 0;
         int r;
@@ -43,12 +44,12 @@ static int read_anchor(const char *path, const struct ba_secret *key, const stru
         if (r == -EPERM)
                 return log_fail(BA_EXIT_ROLLBACK_ANCHOR, "%s was not made with the key of %s (its HMAC does not "
                                 "verify): forged, or left from before a rekey. The root is not mounted. Re-enroll "
-                                "with --rollback-index.", path, kf->description);
+                                "with --rollback-index.", path, description);
         if (r < 0)
                 return log_fail(BA_EXIT_FAILURE, "Cannot compute HMAC-SHA256 (libcrypto failure).");
-        if (kf->has_fs_uuid && memcmp(kf->fs_uuid, a->fsid, BA_UUID_SIZE) != 0)
+        if (expected_fsid && memcmp(expected_fsid, a->fsid, BA_UUID_SIZE) != 0)
                 return log_fail(BA_EXIT_ROLLBACK_ANCHOR, "%s names another filesystem than %s was enrolled for: "
-                                "re-enroll with --rollback-index.", path, kf->description);
+                                "re-enroll with --rollback-index.", path, description);
         return 0;
 }
 
@@ -157,54 +158,50 @@ static bool cannot_sign(int r) {
 }
 
 /*
+ * The key file as the record's write policy sees it: PCR 11 signed by the
+ * key file's PCR key (the key file may sign more PCRs; the record asks for 11).
+ */
+static void signed_pcr11_view(const struct ba_keyfile *kf, struct ba_keyfile *view) {
+        ba_keyfile_init(view);
+        snprintf(view->description, sizeof(view->description), "%s", kf->description);
+        view->signed_pcrs.pcr_mask = SIGNED_PCR_MASK;
+        view->signed_pcrs.key_name = kf->signed_pcrs.key_name;
+}
+
+/*
  * The UKI's PCR key and signature for this boot: the record's write
  * policy asks for them.  A boot that came this far without them (the
  * recovery key opened the key) still checks the disk against the record,
  * whose policy names the key file's PCR key, but cannot write.
  */
-static int read_signer(const struct ba_unseal_opts *o, const struct ba_keyfile *kf, struct ba_signed_input *in,
+static int read_signer(const struct ba_unseal_opts *o, const struct ba_keyfile *view, struct ba_signed_input *in,
                        bool *can_write) {
-        struct ba_keyfile k;
-        int r;
+        int r = ba_signed_input_read(o->pcr_signature, o->pcr_public_key, view, in);
 
-        if (!kf->signed_pcrs.pcr_mask)
-                return log_fail(BA_EXIT_ROLLBACK_ANCHOR, "%s has a rollback anchor but no signed PCR policy: only a "
-                                "signed boot image can write the rollback record. Re-enroll with --signed-policy.",
-                                kf->description);
-        ba_keyfile_init(&k);
-        snprintf(k.description, sizeof(k.description), "%s", kf->description);
-        k.signed_pcrs.pcr_mask = SIGNED_PCR_MASK;
-        k.signed_pcrs.key_name = kf->signed_pcrs.key_name;
-        r = ba_signed_input_read(o->pcr_signature, o->pcr_public_key, &k, in);
         *can_write = r == 0;
         if (!cannot_sign(r))
                 return r;
         ba_signed_input_free(in);
-        in->key.name = kf->signed_pcrs.key_name;
+        in->key.name = view->signed_pcrs.key_name;
         log_warning("%s: this boot image cannot sign for PCR 11, so it checks the disk against the rollback record "
-                    "but does not update it.", kf->description);
+                    "but does not update it.", view->description);
         return 0;
 }
 
-static int record(struct ba_tpm *t, const struct ba_keyfile *kf, const struct ba_signed_input *in,
+static int record(struct ba_tpm *t, const struct ba_keyfile *view, const struct ba_signed_input *in,
                   struct ba_rollback_nv *nv, const struct ba_rollback_anchor *a, uint64_t generation,
                   uint64_t counter) {
         struct ba_rollback_record rec = { .generation = generation, .counter = counter };
         struct ba_pcr_signature sig;
-        struct ba_keyfile k;
         int r;
 
         if (nv->record_written && nv->rec.generation == generation && nv->rec.counter == counter &&
             nv->counter == counter)
                 return 0; /* nothing changed since the last boot: spare the NV write */
         memcpy(rec.fsid, a->fsid, BA_UUID_SIZE);
-        ba_keyfile_init(&k);
-        k.signed_pcrs.pcr_mask = SIGNED_PCR_MASK;
-        k.signed_pcrs.key_name = in->key.name;
-        snprintf(k.description, sizeof(k.description), "%s", kf->description);
-        r = ba_signed_select(t, &k, in, &sig);
+        r = ba_signed_select(t, view, in, &sig);
         if (cannot_sign(r)) {
-                log_warning("%s: generation %llu not recorded: no PCR signature for this boot.", kf->description,
+                log_warning("%s: generation %llu not recorded: no PCR signature for this boot.", view->description,
                             (unsigned long long) generation);
                 return 0;
         }
@@ -212,7 +209,7 @@ static int record(struct ba_tpm *t, const struct ba_keyfile *kf, const struct ba
                 r = ba_rollback_nv_write(t, &in->key, &sig, nv, &rec);
         if (r == 0)
                 log_info("Recorded generation %llu of %s in TPM NV index 0x%08x: an older disk is refused from now "
-                         "on.", (unsigned long long) generation, kf->description, (unsigned) a->record_handle);
+                         "on.", (unsigned long long) generation, view->description, (unsigned) a->record_handle);
         return r;
 }
 
@@ -222,10 +219,16 @@ static int guard_tpm(const struct ba_unseal_opts *o, const struct ba_keyfile *kf
         struct ba_signed_input in = { 0 };
         struct verdict v = { 0 };
         bool repairable, can_write = false;
+        struct ba_keyfile view;
         struct ba_tpm t;
         int r;
 
-        r = read_signer(o, kf, &in, &can_write);
+        if (!kf->signed_pcrs.pcr_mask)
+                return log_fail(BA_EXIT_ROLLBACK_ANCHOR, "%s has a rollback anchor but no signed PCR policy: only a "
+                                "signed boot image can write the rollback record. Re-enroll with --signed-policy.",
+                                kf->description);
+        signed_pcr11_view(kf, &view);
+        r = read_signer(o, &view, &in, &can_write);
         if (r == 0)
                 r = ba_tpm_open(&t, &o->tpm);
         if (r != 0) {
@@ -246,7 +249,7 @@ static int guard_tpm(const struct ba_unseal_opts *o, const struct ba_keyfile *kf
         if (r == 0 && can_write)
                 r = ba_tpm_get_srk(&t, kf->parent_name.size ? &kf->parent_name : NULL);
         if (r == 0 && can_write)
-                r = record(&t, kf, &in, &nv, a, g->newest, v.new_counter);
+                r = record(&t, &view, &in, &nv, a, g->newest, v.new_counter);
         ba_tpm_close(&t);
         ba_signed_input_free(&in);
         return r;
@@ -259,7 +262,7 @@ int ba_rollback_guard(const struct ba_unseal_opts *o, const struct ba_keyfile *k
         struct ba_disk_generation g;
         int r;
 
-        r = read_anchor(anchor_path, key, kf, &a);
+        r = read_anchor(anchor_path, key, kf->description, kf->has_fs_uuid ? kf->fs_uuid : NULL, &a);
         if (r == -ENOENT)
                 return 0;
         if (r == 0)
@@ -320,13 +323,10 @@ int ba_rollback_enroll(const struct ba_tpm_target *tpm, uint32_t handle, const c
 
 int ba_rollback_anchor_rekey(const char *anchor_path, const struct ba_secret *old_key,
                              const struct ba_secret *new_key) {
-        struct ba_keyfile none;
         struct ba_rollback_anchor a;
         int r;
 
-        ba_keyfile_init(&none);
-        snprintf(none.description, sizeof(none.description), "the old key");
-        r = read_anchor(anchor_path, old_key, &none, &a);
+        r = read_anchor(anchor_path, old_key, "the old key", NULL, &a);
         if (r == -ENOENT)
                 return 0;
         if (r == 0)

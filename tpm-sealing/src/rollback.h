@@ -9,14 +9,12 @@
 
 /*
  * Anti-rollback: a disk put back from an older copy is refused at boot.
- * enroll --rollback-index writes NAME.rollback, the anchor, beside
+ * enroll --rollback-index writes NAME.rollback (BA_ROLLBACK_SUFFIX), the anchor, beside
  * NAME.sealed: which NV indexes hold the record (rollback-record.h), the
  * counter's value at enrollment and the filesystem's UUID, under an HMAC
  * with the filesystem's key so that no one without the key can make one.
  * docs/key-file-format.md describes it; docs/design.md says why.
  */
-#define BA_ROLLBACK_SUFFIX ".rollback"
-
 /*
  * enroll: defines the record and counter at handle and handle + 1 (owner
  * NV indexes) if missing, writable by the boot images signer_pem signs,
