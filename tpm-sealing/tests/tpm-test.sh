@@ -1472,6 +1472,10 @@ case_rollback() {
 	err_has "is not btrfs-auth's rollback record (attributes)"
 	STDIN=$WORK/pass boot_load 51
 	tpm2_nvundefine "$RB" -C o
+	tpm2_nvdefine "$RB" -C o -s 64 -a "ownerread|ownerwrite|authread|authwrite" >/dev/null
+	boot_load 51
+	err_has "is not btrfs-auth's rollback record (name algorithm or size)"
+	tpm2_nvundefine "$RB" -C o
 
 	step "the record deleted (TPM owner): refused (54); the recovery passphrase defines it again"
 	boot_load 54
@@ -1480,6 +1484,17 @@ case_rollback() {
 	err_has "Recorded generation 12 of btrfs:root"
 	disk 10
 	boot_load 50
+
+	step "the record deleted and defined again, empty, with its real policy: refused (51) until the passphrase"
+	tpm2_nvundefine "$RB" -C o
+	# enroll in another directory defines it as the real one would; this machine's anchor stays the old one.
+	expect 0 enroll --config-dir "$WORK/etc2" --no-recovery --key-file "$WORK/key" --signed-policy "$WORK/pcr.pem" \
+		--pcrs 7 --uuid "$RB_UUID" --rollback-index "$RB" root
+	disk 10
+	boot_load 51
+	err_has "is empty and its counter (0x01b7a001) is not where enrollment left it"
+	STDIN=$WORK/pass boot_load 0
+	err_has "Recorded generation 10 of btrfs:root"
 
 	step "another filesystem on the same index: refused at enrollment (52); its record refused at boot (52)"
 	new_key "$WORK/key2"
