@@ -4,7 +4,8 @@
 # Prints ONE line on stdout: the absolute path of a directory with the built
 # executables (mkfs.btrfs btrfs btrfstune btrfs-image btrfs-find-root
 # btrfs-convert btrfs-map-logical btrfs-select-super btrfs-corrupt-block
-# hash-vectest fssum).  Everything else goes to stderr.
+# hash-vectest fssum, and btrfstune-failpoints: btrfstune with the kill
+# points the crash tests use, which the btrfstune that is installed lacks).  Everything else goes to stderr.
 #
 # The result lives in $BTRFS_AUTH_CACHE/progs/<source-version>-<series-hash>/
 # (series hash over series, patches and this script), so a warm call only
@@ -52,6 +53,8 @@ progs_cache=$BA_CACHE/progs
 pristine_root=$progs_cache/pristine
 # Executables every caller may rely on; btrfs-convert only if configured.
 required_bins="mkfs.btrfs btrfs btrfstune btrfs-image btrfs-find-root btrfs-map-logical btrfs-select-super btrfs-corrupt-block hash-vectest fssum"
+# Built only by the patched series (tests of the change's crash safety).
+patched_bins="btrfstune-failpoints"
 
 # Fetch and unpack the Debian source once; later calls only read VERSION.
 fetch_pristine() {
@@ -102,6 +105,7 @@ build_tree() {
 		./autogen.sh
 		./configure "${flags[@]}"
 		make -j2 all hash-vectest btrfs-corrupt-block fssum
+		[ "$patched" = 0 ] || make -j2 "$patched_bins"
 	) >"$log" 2>&1 || {
 		tail -n 40 "$log" >&2
 		ba_die "building btrfs-progs failed, full log: $log"
@@ -119,7 +123,9 @@ build() {
 	[ "$patched" = 1 ] && apply_series "$tmp/src"
 	ba_log "building btrfs-progs ($([ "$patched" = 1 ] && echo patched || echo unpatched), crypto $crypto) in $out"
 	build_tree "$tmp/src" "$tmp/build.log"
-	for b in $required_bins btrfs-convert btrfsck; do
+	local bins=$required_bins
+	[ "$patched" = 0 ] || bins="$bins $patched_bins"
+	for b in $bins btrfs-convert btrfsck; do
 		if [ -x "$tmp/src/$b" ]; then
 			ln -s "../src/$b" "$tmp/bin/$b"
 		elif [ "$b" != btrfs-convert ]; then

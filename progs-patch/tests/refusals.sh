@@ -6,8 +6,18 @@
 #   2. a key on the command line (--auth-key KEY), in every tool;
 #   3. checksum comparisons that are not constant time (source scan, and the
 #      helper's own known answers in hash-vectest);
-#   4. listing an authenticated filesystem without the key
-#      (btrfs filesystem show IMAGE), saying that nothing was verified.
+#   4. listing an authenticated filesystem and reading its label without the
+#      key (btrfs filesystem show / label IMAGE), saying that nothing was
+#      verified; setting a label asks for the key;
+#   5. a checksum change that cannot finish safely: RAID5/6 metadata (torn
+#      in-place rewrites); the estimate of the metadata space the new
+#      checksums need beside the old ones is printed (no test here makes a
+#      real shortage: mkfs always leaves a spare metadata chunk); a
+#      device replace in progress is vm-tune-replace-running (only the
+#      kernel makes one);
+#   6. kill points that whoever sets the environment could use to stop a
+#      change at a chosen step: only the test build btrfstune-failpoints
+#      has them.
 source "$(dirname "$0")/lib.sh"
 t_init "$@"
 
@@ -113,8 +123,63 @@ t_expect_output "it shows the label" "keyed-label"
 t_expect_output "it says nothing was authenticated" 'read without the key: nothing was verified'
 t_expect_ok "filesystem show IMAGE with the key" "$BIN/btrfs" filesystem show --auth-key-file "$T/k1.key" "$T/s.img"
 t_expect_output "with the key it lists the filesystem" "uuid: $uuid"
+t_expect_ok "filesystem label IMAGE without the key" "$BIN/btrfs" filesystem label "$T/s.img"
+t_expect_output "it prints the label" '^keyed-label$'
+t_expect_output "it says the label is not verified" 'read without the key: the label is not verified'
+cp "$T/s.img" "$T/s-before.img"
+t_expect_refusal "setting a label without the key" "$T/s.img is authenticated .* --auth-key-file" \
+	"$BIN/btrfs" filesystem label "$T/s.img" attacker-label
+if grep -q 'No valid Btrfs' "$T/out"; then
+	t_fail "the refusal also claims there is no btrfs"
+fi
+if cmp -s "$T/s.img" "$T/s-before.img"; then
+	t_ok "the refused label change wrote nothing"
+else
+	t_fail "the refused label change wrote to the image"
+fi
+t_expect_ok "setting a label with the key" \
+	"$BIN/btrfs" filesystem label --auth-key-file "$T/k1.key" "$T/s.img" new-label
+t_expect_ok "reading it back with the key" \
+	"$BIN/btrfs" filesystem label --auth-key-file "$T/k1.key" "$T/s.img"
+t_expect_output "the new label, verified" '^new-label$'
 t_flip "$T/s.img" $((65536 + 0x12b))
 t_expect_refusal "filesystem show of a modified image with the key" 'does not match' \
 	"$BIN/btrfs" filesystem show --auth-key-file "$T/k1.key" "$T/s.img"
+
+# --- 5. changes that could not finish safely are not started ---
+# Image files are not scanned, so each device of a multi-device filesystem
+# opens with the others missing (RAID5 tolerates one).
+t_image "$T/r1.img" 300M
+t_image "$T/r2.img" 300M
+mkfs -d raid1 -m raid5 "$T/r1.img" "$T/r2.img" || ba_die "mkfs -m raid5 failed"
+cp "$T/r1.img" "$T/r1-before.img"
+t_expect_refusal "a change of RAID5 metadata" 'metadata is RAID5/6' \
+	tune --csum hmac-sha256 --new-auth-key-file "$T/k1.key" "$T/r1.img"
+if cmp -s "$T/r1.img" "$T/r1-before.img"; then
+	t_ok "the RAID5 image is unchanged"
+else
+	t_fail "the refused RAID5 change wrote to the image"
+fi
+rm -f "$T"/r[12]*.img
+# --- 6. kill points only in the test build ---
+t_image "$T/f.img" 300M
+mkfs --rootdir "$T/root" "$T/f.img" || ba_die "mkfs failed"
+t_expect_ok "BTRFSTUNE_CSUM_CHANGE_KILL_AT does not stop the installed btrfstune" \
+	env BTRFSTUNE_CSUM_CHANGE_KILL_AT=started "$BIN/btrfstune" --csum sha256 "$T/f.img"
+t_expect_output "it completes the change" 'complete'
+t_expect_output "it says how much space the new checksums need" \
+	'The new checksums need about [0-9]+ MiB of metadata space, [0-9]+ MiB is free'
+if grep -q BTRFSTUNE_CSUM_CHANGE_KILL_AT "$BIN/btrfstune"; then
+	t_fail "the installed btrfstune knows the kill point variable"
+else
+	t_ok "the installed btrfstune has no kill points"
+fi
+# (The group silences bash's "Killed" report.)
+{ t_run env BTRFSTUNE_CSUM_CHANGE_KILL_AT=started "$BIN/btrfstune-failpoints" --csum crc32c "$T/f.img"; } 2>/dev/null
+if [ "$RC" = 137 ]; then
+	t_ok "the test build is killed at the point (status 137)"
+else
+	t_fail "the test build was not killed at 'started' (status $RC)"
+fi
 
 t_done

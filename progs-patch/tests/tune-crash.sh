@@ -1,6 +1,6 @@
 #!/bin/bash
 # kill -9 a btrfstune conversion and a rekey at every step (named kill points
-# in btrfstune, see tune/csum-failpoint.c) and at timed moments, rerun the same
+# in the test build btrfstune-failpoints, see tune/csum-failpoint.c) and at timed moments, rerun the same
 # command: it must complete, check clean, and every file must be intact.
 source "$(dirname "$0")/lib.sh"
 t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
@@ -45,7 +45,7 @@ kill_at() {
 	cp --sparse=always "$src" "$T/w.img"
 	set +e
 	# The group's redirection also silences bash's "Killed" report.
-	{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=$point "$BIN/btrfstune" "$@" "$T/w.img" >"$T/killed.log" 2>&1; } 2>/dev/null
+	{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=$point "$BIN/btrfstune-failpoints" "$@" "$T/w.img" >"$T/killed.log" 2>&1; } 2>/dev/null
 	local rc=$?
 	set -e
 	if [ "$rc" -ne 137 ]; then
@@ -70,8 +70,8 @@ for point in started data-batch:2 activate-new-csums metadata-block:3 finished; 
 done
 # Killed twice in a row, in different steps.
 cp --sparse=always "$T/hmac.img" "$T/w.img"
-{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=data-batch:1 "$BIN/btrfstune" "${rekey[@]}" "$T/w.img"; } >/dev/null 2>&1 || true
-{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=metadata-block:2 "$BIN/btrfstune" "${rekey[@]}" "$T/w.img"; } >/dev/null 2>&1 || true
+{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=data-batch:1 "$BIN/btrfstune-failpoints" "${rekey[@]}" "$T/w.img"; } >/dev/null 2>&1 || true
+{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=metadata-block:2 "$BIN/btrfstune-failpoints" "${rekey[@]}" "$T/w.img"; } >/dev/null 2>&1 || true
 complete_and_verify "rekey killed twice" "$T/k2.key" "${rekey[@]}"
 
 # kill -9 from outside at moments spread over a whole run, wherever they land.
