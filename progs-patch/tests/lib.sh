@@ -76,6 +76,13 @@ t_expect_ok() {
 	fi
 }
 
+# Run the test build btrfstune-failpoints with "$@", killed at kill point $1
+# (NAME[:N]); its output and bash's "Killed" report are dropped.
+t_tune_killed_at() {
+	local point=$1; shift
+	{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=$point "$BIN/btrfstune-failpoints" "$@"; } >/dev/null 2>&1 || true
+}
+
 # Killed by a signal: bash reports 128 + the signal number (1..64).  Statuses
 # above 192 are exit() codes (some btrfs commands return -errno from main).
 t_signalled() { [ "$1" -gt 128 ] && [ "$1" -le 192 ]; }

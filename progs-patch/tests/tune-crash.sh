@@ -1,7 +1,8 @@
 #!/bin/bash
 # kill -9 a btrfstune conversion and a rekey at every step (named kill points
-# in the test build btrfstune-failpoints, see tune/csum-failpoint.c) and at timed moments, rerun the same
-# command: it must complete, check clean, and every file must be intact.
+# in the test build btrfstune-failpoints, see tune/csum-failpoint.c) and at
+# timed moments, rerun the same command: it must complete, check clean, and
+# every file must be intact.
 source "$(dirname "$0")/lib.sh"
 t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
 
@@ -70,8 +71,8 @@ for point in started data-batch:2 activate-new-csums metadata-block:3 finished; 
 done
 # Killed twice in a row, in different steps.
 cp --sparse=always "$T/hmac.img" "$T/w.img"
-{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=data-batch:1 "$BIN/btrfstune-failpoints" "${rekey[@]}" "$T/w.img"; } >/dev/null 2>&1 || true
-{ BTRFSTUNE_CSUM_CHANGE_KILL_AT=metadata-block:2 "$BIN/btrfstune-failpoints" "${rekey[@]}" "$T/w.img"; } >/dev/null 2>&1 || true
+t_tune_killed_at data-batch:1 "${rekey[@]}" "$T/w.img"
+t_tune_killed_at metadata-block:2 "${rekey[@]}" "$T/w.img"
 complete_and_verify "rekey killed twice" "$T/k2.key" "${rekey[@]}"
 
 # kill -9 from outside at moments spread over a whole run, wherever they land.

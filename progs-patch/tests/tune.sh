@@ -15,8 +15,6 @@ seq 1 100000 >"$T/root/text"
 printf 'inline' >"$T/root/small"
 
 tune() { "$BIN/btrfstune" "$@"; }
-# btrfstune with the kill points (a test build), to stop a change at a step.
-tune_killed_at() { local point=$1; shift; { BTRFSTUNE_CSUM_CHANGE_KILL_AT=$point "$BIN/btrfstune-failpoints" "$@"; } >/dev/null 2>&1 || true; }
 check() { "$BIN/btrfs" check --check-data-csum "$@"; }
 same_files() {
 	rm -rf "$T/out.d" && mkdir "$T/out.d"
@@ -108,7 +106,7 @@ fi
 
 # --- a resume needs the key the change started with ---
 cp "$T/t.img" "$T/r.img"
-tune_killed_at data-batch --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/r.img"
+t_tune_killed_at data-batch --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/r.img"
 t_expect_refusal "other tools refuse a filesystem mid-change" 'same btrfstune command' \
 	"$BIN/btrfs" check --auth-key-file "$T/new.key" "$T/r.img"
 t_expect_refusal "resuming with another key is refused" 'not the one the interrupted change started with|keys the change was started with' \
@@ -121,7 +119,7 @@ KEYCHECK=$PP_DIR/tests/keycheck.py
 for n in 1 2; do
 	t_image "$T/s$n.img" 300M
 	"$BIN/mkfs.btrfs" -q -f --rootdir "$T/root" "$T/s$n.img" >/dev/null 2>&1 || ba_die "mkfs failed"
-	tune_killed_at started --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/s$n.img"
+	t_tune_killed_at started --csum hmac-sha256 --new-auth-key-file "$T/new.key" "$T/s$n.img"
 	t_expect_ok "filesystem $n: the change is recorded" python3 "$KEYCHECK" show "$T/new.key" "$T/s$n.img"
 	t_expect_output "filesystem $n: the key check value is salted with the fsid (flag 1)" '^salted 1 '
 	cp "$T/out" "$T/check$n"
