@@ -29,7 +29,7 @@ if want progs; then
 	for t in mkfs mkfs-cpu check check-cpu; do
 		for v in crc32c sha256 hmac; do expected+=("progs/$t/$v"); done
 	done
-	expected+=(progs/rekey/wall progs/rekey/cpu progs/rekey-libgcrypt/wall progs/rekey-libgcrypt/cpu progs/openssl-hmac/cpu progs/openssl-hmac/wall
+	expected+=(progs/rekey/wall progs/rekey/cpu progs/read/wall progs/cores/n progs/rekey-libgcrypt/wall progs/rekey-libgcrypt/cpu progs/openssl-hmac/cpu progs/openssl-hmac/wall
 		progs/openssl-sha256/cpu)
 fi
 want tpm && expected+=(tpm/load/vm-rm tpm/load/vm-direct tpm/startup/vm-process tpm/load/host)

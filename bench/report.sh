@@ -99,6 +99,22 @@ spread() { # max/min of a figure over the rounds, as "±N %" of the median
 	awk -v lo="${S_min[$1]}" -v hi="${S_max[$1]}" -v m="${S_med[$1]}" 'BEGIN { if (m > 0) printf "%.0f %%", (hi - lo) * 100 / m; else print "n/a" }'
 }
 
+# The rekey goal: as fast as the slower of reading the device and hashing
+# twice per block on every core, at one core the speed of openssl's HMAC.
+rekey_bound() {
+	awk -v r="${S_med[progs/read/wall]:-nan}" -v c="${S_med[progs/cores/n]:-nan}" \
+		-v o="${S_med[progs/openssl-hmac/wall]:-nan}" 'BEGIN {
+		if (r == "nan" || c == "nan" || o == "nan") { print "nan"; exit }
+		h = c * o / 2; print (r < h ? r : h) }'
+}
+rekey_bound_text() {
+	echo "min(read $(num "${S_med[progs/read/wall]:-}"), $(awk -v c="${S_med[progs/cores/n]:-0}" 'BEGIN { printf "%d", c }') cores × openssl ÷ 2 = $(awk -v c="${S_med[progs/cores/n]:-0}" -v o="${S_med[progs/openssl-hmac/wall]:-0}" 'BEGIN { printf "%.0f", c * o / 2 }'))"
+}
+rekey_goal_ratio() {
+	awk -v k="${S_med[progs/rekey/wall]:-nan}" -v b="$(rekey_bound)" \
+		'BEGIN { if (k == "nan" || b == "nan" || b <= 0) print "nan"; else printf "%.3f", k / b }'
+}
+
 # --- Markdown -------------------------------------------------------------------
 
 md=$out/bench.md
@@ -137,8 +153,8 @@ md=$out/bench.md
 		echo
 		echo "| measurement | crc32c | sha256 | hmac-sha256 | hmac/sha256 | hmac/crc32c | goal |"
 		echo "| --- | --- | --- | --- | --- | --- | --- |"
-		echo "| \`btrfs check --check-data-csum\`, wall s | $(cell_time progs/check/crc32c) | $(cell_time progs/check/sha256) | $(cell_time progs/check/hmac) | $(cell_ratio progs-check-sha256) | $(cell_ratio progs-check-crc32c) | ≤ 1.05: $(verdict "${R_pm[progs-check-sha256]:-}" '<=' 1.05) |"
-		echo "| \`btrfs check --check-data-csum\`, CPU s | $(cell_time progs/check-cpu/crc32c) | $(cell_time progs/check-cpu/sha256) | $(cell_time progs/check-cpu/hmac) | $(cell_ratio progs-check-cpu-sha256) | $(cell_ratio progs-check-cpu-crc32c) | ≤ 1.05: $(verdict "${R_pm[progs-check-cpu-sha256]:-}" '<=' 1.05) |"
+		echo "| \`btrfs check --check-data-csum\`, wall s | $(cell_time progs/check/crc32c) | $(cell_time progs/check/sha256) | $(cell_time progs/check/hmac) | $(cell_ratio progs-check-sha256) | $(cell_ratio progs-check-crc32c) | ≤ 1.02: $(verdict "${R_pm[progs-check-sha256]:-}" '<=' 1.02) |"
+		echo "| \`btrfs check --check-data-csum\`, CPU s | $(cell_time progs/check-cpu/crc32c) | $(cell_time progs/check-cpu/sha256) | $(cell_time progs/check-cpu/hmac) | $(cell_ratio progs-check-cpu-sha256) | $(cell_ratio progs-check-cpu-crc32c) | ≤ 1.02: $(verdict "${R_pm[progs-check-cpu-sha256]:-}" '<=' 1.02) |"
 		echo "| \`mkfs.btrfs --rootdir\`, wall s | $(cell_time progs/mkfs/crc32c) | $(cell_time progs/mkfs/sha256) | $(cell_time progs/mkfs/hmac) | $(cell_ratio progs-mkfs-sha256) | $(cell_ratio progs-mkfs-crc32c) | |"
 		echo "| \`mkfs.btrfs --rootdir\`, CPU s | $(cell_time progs/mkfs-cpu/crc32c) | $(cell_time progs/mkfs-cpu/sha256) | $(cell_time progs/mkfs-cpu/hmac) | $(cell_ratio progs-mkfs-cpu-sha256) | $(cell_ratio progs-mkfs-cpu-crc32c) | |"
 		echo
@@ -148,10 +164,11 @@ md=$out/bench.md
 		echo "| --- | --- | --- |"
 		echo "| rekey (default build: btrfs-progs' own SHA-256), data bytes per second | $(num "${S_med[progs/rekey/cpu]:-}") | $(num "${S_med[progs/rekey/wall]:-}") |"
 		echo "| openssl speed -hmac sha256, 4 KiB, 1 process | $(num "${S_med[progs/openssl-hmac/cpu]:-}") | $(num "${S_med[progs/openssl-hmac/wall]:-}") |"
-		echo "| rekey / openssl (goal ≥ 0.8) | $(cell_ratio rekey-cpu): $(verdict "${R_pm[rekey-cpu]:-}" '>=' 0.8) | $(cell_ratio rekey-wall): $(verdict "${R_pm[rekey-wall]:-}" '>=' 0.8) |"
+		echo "| rekey / openssl, one core | $(cell_ratio rekey-cpu) | $(cell_ratio rekey-wall) |"
+		echo "| rekey / $(rekey_bound_text) (goal ≥ 0.8) | | $(num "$(rekey_goal_ratio)"): $(verdict "$(rekey_goal_ratio)" '>=' 0.8) |"
 		echo "| rekey's HMAC work (2 per data block) / openssl | $(awk -v x="${R_pm[rekey-cpu]:-nan}" 'BEGIN { if (x == "nan") print "n/a"; else printf "%.3f", 2 * x }') | $(awk -v x="${R_pm[rekey-wall]:-nan}" 'BEGIN { if (x == "nan") print "n/a"; else printf "%.3f", 2 * x }') |"
 		echo "| rekey with btrfs-progs built \`--crypto libgcrypt\`, data bytes per second | $(num "${S_med[progs/rekey-libgcrypt/cpu]:-}") | $(num "${S_med[progs/rekey-libgcrypt/wall]:-}") |"
-		echo "| rekey (libgcrypt) / openssl (goal ≥ 0.8) | $(cell_ratio rekey-libgcrypt-cpu): $(verdict "${R_pm[rekey-libgcrypt-cpu]:-}" '>=' 0.8) | $(cell_ratio rekey-libgcrypt-wall): $(verdict "${R_pm[rekey-libgcrypt-wall]:-}" '>=' 0.8) |"
+		echo "| rekey (libgcrypt) / openssl, one core | $(cell_ratio rekey-libgcrypt-cpu) | $(cell_ratio rekey-libgcrypt-wall) |"
 		k=progs/openssl-sha256/cpu
 		! have "$k" || echo "| openssl speed -evp sha256, 4 KiB, 1 process (for comparison) | $(num "${S_med[$k]}") | |"
 		for k in "${!S_n[@]}"; do
