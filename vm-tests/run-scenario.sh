@@ -131,9 +131,11 @@ vm_mkfs() {
 	"$BA_MKFS" -q -f "$@" "$img" >"$img.mkfs.log" 2>&1 ||
 		ba_die "mkfs.btrfs $* $img failed: $(tail -n 3 "$img.mkfs.log")"
 }
+# vm_disk IMG [OPTIONS]: OPTIONS as run-vm.sh --disk takes them after the
+# image, e.g. write-bps=N.
 vm_disk() {
 	[ -f "$1" ] || ba_die "vm_disk $1: no such image"
-	rs_disks+=("$(cd "$(dirname "$1")" && pwd)/${1##*/}")
+	rs_disks+=("$(cd "$(dirname "$1")" && pwd)/${1##*/}${2:+,$2}")
 }
 vm_guest_env() {
 	[[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || ba_die "vm_guest_env: bad name '$1'"

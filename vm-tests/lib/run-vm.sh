@@ -33,8 +33,10 @@ usage: ${0##*/} --kernel PATH --initrd PATH [options]
                               keys decide whether Secure Boot is on)
   --esp IMG                   the EFI system partition, on a SATA disk so
                               that the virtio disks keep their names
-  --disk IMG[,format=F][,serial=S]  attach a virtio disk (vda, vdb, ... in
-                              order); serial defaults to ba-diskN, N from 0
+  --disk IMG[,format=F][,serial=S][,write-bps=N]  attach a virtio disk
+                              (vda, vdb, ... in order); serial defaults to
+                              ba-diskN, N from 0; write-bps throttles its
+                              writes (bytes per second)
   --append ARGS               more kernel command-line arguments (seabios;
                               a UKI carries its own: ba_vm_cmdline)
   --timeout SECONDS           kill the guest after this long (default 300)
@@ -228,15 +230,18 @@ stop_console_input() {
 }
 
 add_disks() {
-	local spec img opts format serial n=0 o
+	local spec img opts format serial throttle n=0 o
 	for spec in "${disks[@]}"; do
-		img=${spec%%,*} format=raw serial=ba-disk$n
+		img=${spec%%,*} format=raw serial=ba-disk$n throttle=''
 		opts=${spec#"$img"}
 		IFS=',' read -r -a opt_list <<<"${opts#,}"
 		for o in "${opt_list[@]}"; do
 			case $o in
 			format=*) format=${o#format=} ;;
 			serial=*) serial=${o#serial=} ;;
+			write-bps=*)
+				[[ ${o#write-bps=} =~ ^[1-9][0-9]*$ ]] || ba_die "--disk $spec: bad write-bps"
+				throttle=",throttling.bps-write=${o#write-bps=}" ;;
 			'') ;;
 			*) ba_die "--disk $spec: unknown option '$o'" ;;
 			esac
@@ -245,7 +250,7 @@ add_disks() {
 		[ "${serial//[!A-Za-z0-9._-]/}" = "$serial" ] || ba_die "--disk $spec: bad serial"
 		# A comma in the path would end QEMU's option; refuse it.
 		[ "${img//,/}" = "$img" ] || ba_die "--disk $img: a comma in the path is not supported"
-		qemu_args+=(-drive "file=$img,if=none,id=d$n,format=$format"
+		qemu_args+=(-drive "file=$img,if=none,id=d$n,format=$format$throttle"
 			-device "virtio-blk-pci,drive=d$n,serial=$serial")
 		if [[ $serial == ba-disk* ]]; then scenario_disks=$((scenario_disks + 1)); fi
 		n=$((n + 1))
