@@ -101,14 +101,17 @@ spread() { # max/min of a figure over the rounds, as "±N %" of the median
 
 # The rekey goal: as fast as the slower of reading the device and hashing
 # twice per block on every core, at one core the speed of openssl's HMAC.
+# cores × one core's openssl HMAC ÷ 2: hashing twice per block on every core.
+rekey_hash_bound() {
+	awk -v c="${S_med[progs/cores/n]:-nan}" -v o="${S_med[progs/openssl-hmac/wall]:-nan}" \
+		'BEGIN { if (c == "nan" || o == "nan") print "nan"; else printf "%.0f", c * o / 2 }'
+}
 rekey_bound() {
-	awk -v r="${S_med[progs/read/wall]:-nan}" -v c="${S_med[progs/cores/n]:-nan}" \
-		-v o="${S_med[progs/openssl-hmac/wall]:-nan}" 'BEGIN {
-		if (r == "nan" || c == "nan" || o == "nan") { print "nan"; exit }
-		h = c * o / 2; print (r < h ? r : h) }'
+	awk -v r="${S_med[progs/read/wall]:-nan}" -v h="$(rekey_hash_bound)" \
+		'BEGIN { if (r == "nan" || h == "nan") print "nan"; else print (r < h ? r : h) }'
 }
 rekey_bound_text() {
-	echo "min(read $(num "${S_med[progs/read/wall]:-}"), $(awk -v c="${S_med[progs/cores/n]:-0}" 'BEGIN { printf "%d", c }') cores × openssl ÷ 2 = $(awk -v c="${S_med[progs/cores/n]:-0}" -v o="${S_med[progs/openssl-hmac/wall]:-0}" 'BEGIN { printf "%.0f", c * o / 2 }'))"
+	echo "min(read $(num "${S_med[progs/read/wall]:-}"), $(awk -v c="${S_med[progs/cores/n]:-0}" 'BEGIN { printf "%d", c }') cores × openssl ÷ 2 = $(rekey_hash_bound))"
 }
 rekey_goal_ratio() {
 	awk -v k="${S_med[progs/rekey/wall]:-nan}" -v b="$(rekey_bound)" \
