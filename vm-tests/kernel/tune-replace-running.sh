@@ -24,9 +24,16 @@ host_prepare() {
 	vm_disk disk1.img
 }
 
-# The replace must still be running when the power goes off.
+# The replace must still be running when the power goes off.  "replace
+# start" returns before its background child has issued the ioctl, so the
+# status may say "Never started" for a moment: wait for it to start.
 guest_replace_running() {
-	btrfs replace status -1 /mnt >/tmp/status 2>&1
+	local tries=0
+	while btrfs replace status -1 /mnt >/tmp/status 2>&1 &&
+		grep -q 'Never started' /tmp/status && [ "$tries" -lt 100 ]; do
+		tries=$((tries + 1))
+		sleep 0.2
+	done
 	cat /tmp/status
 	grep -q '% done' /tmp/status
 }
