@@ -3,7 +3,8 @@
 # go back to an unkeyed type; the result checks with the new key and not with
 # the old one; tampered images are refused and left byte-identical; a resume
 # with another key is refused, also of a change recorded by an older version
-# (key check value without the fsid); progress on a terminal.
+# (key check value without the fsid); both copies of DUP data are verified;
+# progress on a terminal.
 source "$(dirname "$0")/lib.sh"
 t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
 
@@ -102,6 +103,37 @@ if [ "$(sha256sum <"$T/bad.img")" = "$sum" ]; then
 	t_ok "tampered rekey: image byte-identical"
 else
 	t_fail "tampered rekey: image changed"
+fi
+
+# --- data in two copies (-d dup): a rekey verifies both, batch after batch ---
+# The 6 MiB file spans several 1 MiB batches, each read while the one before
+# is hashed; the flipped sector is in copy 2, past the first batch.
+t_image "$T/dup.img" 300M
+"$BIN/mkfs.btrfs" -q -f -d dup --csum hmac-sha256 --auth-key-file "$T/old.key" \
+	--rootdir "$T/root" "$T/dup.img" >/dev/null 2>&1 || ba_die "mkfs -d dup failed"
+"$BIN/btrfs" inspect-internal dump-tree --auth-key-file "$T/old.key" -t csum --csum-items \
+	"$T/dup.img" >"$T/csums"
+logical=$(sed -n 's/^[[:space:]]*\[\([0-9]*\)\] 0x.*/\1/p' "$T/csums" | sed -n 1000p)
+[ -n "$logical" ] || ba_die "fewer than 1000 data checksums in the dup image"
+cp "$T/dup.img" "$T/bad.img"
+off=$(t_physical "$T/bad.img" "$logical" 2 "$T/old.key")
+[ -n "$off" ] || ba_die "cannot map copy 2 of data at $logical"
+t_flip "$T/bad.img" $((off + 100))
+sum=$(sha256sum <"$T/bad.img")
+t_expect_refusal "rekey refuses a flipped byte in copy 2 of the data" \
+	"data at logical $logical, copy 2, does not match" \
+	tune --auth-key-file "$T/old.key" --new-auth-key-file "$T/new.key" "$T/bad.img"
+if [ "$(sha256sum <"$T/bad.img")" = "$sum" ]; then
+	t_ok "tampered copy 2: image byte-identical after the refusal"
+else
+	t_fail "tampered copy 2: image changed by a refused rekey"
+fi
+t_expect_ok "rekey of dup data" tune --auth-key-file "$T/old.key" --new-auth-key-file "$T/new.key" "$T/dup.img"
+t_expect_ok "dup data rekeyed: checks with the new key" check --auth-key-file "$T/new.key" "$T/dup.img"
+if same_files --auth-key-file "$T/new.key" "$T/dup.img"; then
+	t_ok "dup data rekeyed: all files intact"
+else
+	t_fail "dup data rekeyed: files differ"
 fi
 
 # --- a resume needs the key the change started with ---
