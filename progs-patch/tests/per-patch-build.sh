@@ -1,9 +1,9 @@
 #!/bin/bash
-# Every patch of the series builds on its own: apply them one by one to a
-# fresh copy of the Debian source and build after each (configure once, then
-# incremental builds: patch(1) gives touched files a new mtime and the
-# Makefile tracks header dependencies).  A build must not print a single
-# compiler warning; the pristine source builds without any.
+# Every patch of the series is at most 40 KB and builds on its own: apply
+# them one by one to a fresh copy of the Debian source and build after each
+# (configure once, then incremental builds: patch(1) gives touched files a new
+# mtime and the Makefile tracks header dependencies).  A build must not print
+# a single compiler warning; the pristine source builds without any.
 #
 # The result is cached under the series hash: unchanged series cost nothing.
 source "$(dirname "$0")/lib.sh"
@@ -49,6 +49,14 @@ check_series() {
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/progs-test.XXXXXX")
 trap t_cleanup EXIT
+# Reviewable steps: no patch over 40 KB (commit message included).
+for p in "${PATCHES[@]}"; do
+	size=$(stat -c %s "$PP_DIR/$p")
+	if [ "$size" -gt 40000 ]; then
+		t_fail "$p is $size bytes, over 40000: split it into reviewable steps"
+	fi
+done
+[ "$T_FAILS" -gt 0 ] || t_ok "every patch of the series is at most 40000 bytes"
 if [ -e "$MARK" ]; then
 	t_ok "series $KEY already built patch by patch (cached)"
 else
