@@ -1,18 +1,20 @@
 #!/bin/bash
 # Run btrfs-progs' own test suites against the patched build: every test of
-# fsck-tests, mkfs-tests and cli-tests except those in upstream-excluded.txt
-# (they need to mount, which this host must never do).  Each test runs on its
-# own so a failure names it.  The suites run from a private copy of tests/,
+# fsck-tests, mkfs-tests, cli-tests and misc-tests except those in
+# upstream-excluded.txt (they need to mount, which this host must never do).
+# The series adds its own tests to these suites (patch "tests: authenticated
+# filesystems in the progs test suites").  Each test runs on its own so a
+# failure names it.  The suites run from a private copy of tests/,
 # with mount, losetup & co. replaced by commands that fail, so nothing can
 # reach the host kernel's btrfs even if a test was missed in the list.
 #
-#   upstream.sh [--unpatched] [--suites "fsck mkfs cli fuzz"]
+#   upstream.sh [--unpatched] [--suites "fsck mkfs cli misc fuzz"]
 #
 # --unpatched runs the same tests against Debian's unpatched build, to compare.
 source "$(dirname "$0")/lib.sh"
 
 build_args=()
-suites="fsck mkfs cli"
+suites="fsck mkfs cli misc"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--unpatched) build_args+=(--unpatched) ;;
