@@ -141,3 +141,18 @@ t_image() {
 	rm -f "$1"
 	truncate -s "$2" "$1"
 }
+
+# For the crash tests: keys $T/k1.key and $T/k2.key, and on image $1 (size
+# $2) a crc32c filesystem of $3 files of 6 MiB and 300 small ones, from the
+# tree $T/root.  Over 64 MiB of data takes two transactions of new data
+# checksums.
+t_change_fixture() {
+	local img=$1 size=$2 big=$3 i
+	t_key "$T/k1.key"
+	t_key "$T/k2.key"
+	mkdir -p "$T/root/big" "$T/root/small"
+	for i in $(seq 1 "$big"); do head -c 6M /dev/urandom >"$T/root/big/f$i"; done
+	for i in $(seq 1 300); do seq 1 $((i * 7)) >"$T/root/small/s$i"; done
+	t_image "$img" "$size"
+	"$BIN/mkfs.btrfs" -q -f --rootdir "$T/root" "$img" >/dev/null 2>&1 || ba_die "mkfs failed"
+}

@@ -6,14 +6,8 @@
 source "$(dirname "$0")/lib.sh"
 t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
 
-t_key "$T/k1.key"
-t_key "$T/k2.key"
-# About 100 MiB of data: two transactions of new data checksums (64 MiB each).
-mkdir -p "$T/root/big" "$T/root/small"
-for i in $(seq 1 17); do head -c 6M /dev/urandom >"$T/root/big/f$i"; done
-for i in $(seq 1 300); do seq 1 $((i * 7)) >"$T/root/small/s$i"; done
-t_image "$T/base.img" 400M
-"$BIN/mkfs.btrfs" -q -f --rootdir "$T/root" "$T/base.img" >/dev/null 2>&1 || ba_die "mkfs failed"
+# About 100 MiB of data: two transactions of new data checksums.
+t_change_fixture "$T/base.img" 400M 17
 
 convert=(--csum hmac-sha256 --new-auth-key-file "$T/k1.key")
 rekey=(--auth-key-file "$T/k1.key" --new-auth-key-file "$T/k2.key")

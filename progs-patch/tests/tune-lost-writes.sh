@@ -21,14 +21,8 @@ LIB=$T/lostwrites.so
 gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$LIB" "$PP_DIR/tests/lostwrites.c" -ldl ||
 	ba_die "cannot build lostwrites.so"
 
-t_key "$T/k1.key"
-t_key "$T/k2.key"
-# 72 MiB of data: two transactions of new data checksums (64 MiB each).
-mkdir -p "$T/root/big" "$T/root/small"
-for i in $(seq 1 12); do head -c 6M /dev/urandom >"$T/root/big/f$i"; done
-for i in $(seq 1 300); do seq 1 $((i * 7)) >"$T/root/small/s$i"; done
-t_image "$T/crc.img" 300M
-"$BIN/mkfs.btrfs" -q -f --rootdir "$T/root" "$T/crc.img" >/dev/null 2>&1 || ba_die "mkfs failed"
+# 72 MiB of data: two transactions of new data checksums.
+t_change_fixture "$T/crc.img" 300M 12
 cp --sparse=always "$T/crc.img" "$T/hmac.img"
 "$BIN/btrfstune" --csum hmac-sha256 --new-auth-key-file "$T/k1.key" "$T/hmac.img" >/dev/null 2>&1 ||
 	ba_die "conversion failed"
