@@ -17,7 +17,11 @@
 #      kernel makes one);
 #   6. kill points that whoever sets the environment could use to stop a
 #      change at a chosen step: only the test build btrfstune-failpoints
-#      has them.
+#      has them;
+#   7. a key change from an older commit: the primary superblock garbled
+#      and an older superblock copy that verifies put back (read from the
+#      device before); btrfstune goes on from a copy only in the middle of
+#      a change, which is what a power cut leaves.
 source "$(dirname "$0")/lib.sh"
 t_init "$@"
 
@@ -181,5 +185,32 @@ if [ "$RC" = 137 ]; then
 else
 	t_fail "the test build was not killed at 'started' (status $RC)"
 fi
+
+# --- 7. no roll back through older superblock copies ---
+t_image "$T/o.img" 300M
+mkfs --csum hmac-sha256 --auth-key-file "$T/k1.key" --rootdir "$T/root" "$T/o.img" ||
+	ba_die "mkfs failed"
+"$BIN/btrfs" filesystem label --auth-key-file "$T/k1.key" "$T/o.img" older >/dev/null ||
+	ba_die "cannot set the first label"
+copy=$((64 * 1048576))
+dd if="$T/o.img" of="$T/older-copy" bs=4096 skip=$((copy / 4096)) count=1 status=none
+"$BIN/btrfs" filesystem label --auth-key-file "$T/k1.key" "$T/o.img" newer >/dev/null ||
+	ba_die "cannot set the second label"
+dd if="$T/older-copy" of="$T/o.img" bs=4096 seek=$((copy / 4096)) conv=notrunc status=none
+t_flip "$T/o.img" $((65536 + 3000))
+cp "$T/o.img" "$T/o-before.img"
+t_expect_refusal "a rekey over a garbled primary and an older copy put back" \
+	'does not go on from a copy outside a change' \
+	tune --auth-key-file "$T/k1.key" --new-auth-key-file "$T/k2.key" "$T/o.img"
+t_expect_output "it says the copies may be older ones put back" 'older ones put back'
+if cmp -s "$T/o.img" "$T/o-before.img"; then
+	t_ok "the refused rekey from an older copy wrote nothing"
+else
+	t_fail "the rekey from an older copy changed the image"
+fi
+t_expect_refusal "a conversion from the older copy too" \
+	'does not go on from a copy outside a change' \
+	tune --csum sha256 --auth-key-file "$T/k1.key" "$T/o.img"
+rm -f "$T"/o.img "$T"/o-before.img "$T/older-copy"
 
 t_done

@@ -4,7 +4,7 @@
 # the old one; tampered images are refused and left byte-identical; a resume
 # with another key is refused, also of a change recorded by an older version
 # (key check value without the fsid); both copies of DUP data are verified;
-# progress on a terminal.
+# data that cannot be read is refused cleanly; progress on a terminal.
 source "$(dirname "$0")/lib.sh"
 t_init "$@" # build-progs.sh options, e.g. --crypto libgcrypt
 
@@ -135,6 +135,33 @@ if same_files --auth-key-file "$T/new.key" "$T/dup.img"; then
 else
 	t_fail "dup data rekeyed: files differ"
 fi
+
+# --- a read error while the data is mapped: reported, not a SIGBUS ---
+# The hashing threads read the page cache's pages of a mapping; a device that
+# cannot be read must make the read fail and the rekey refuse, not kill a
+# thread.  A device shorter than its filesystem, cut inside its last data
+# (64 MiB of it, so that it lies past the metadata), cannot be read there.
+mkdir -p "$T/big"
+head -c 64M /dev/urandom >"$T/big/random"
+t_image "$T/short.img" 300M
+"$BIN/mkfs.btrfs" -q -f --csum hmac-sha256 --auth-key-file "$T/old.key" \
+	--rootdir "$T/big" "$T/short.img" >/dev/null 2>&1 || ba_die "mkfs of the 64 MiB tree failed"
+"$BIN/btrfs" inspect-internal dump-tree --auth-key-file "$T/old.key" -t csum --csum-items \
+	"$T/short.img" >"$T/csums"
+logical=$(sed -n 's/^[[:space:]]*\[\([0-9]*\)\] 0x.*/\1/p' "$T/csums" | tail -n 1)
+off=$(t_physical "$T/short.img" "$logical" 1 "$T/old.key")
+[ -n "$off" ] || ba_die "cannot map the last data sector of the 64 MiB tree"
+truncate -s $((off / 4096 * 4096)) "$T/short.img"
+sum=$(sha256sum <"$T/short.img")
+t_expect_refusal "rekey of a device that ends inside its data" "cannot read data at logical" \
+	tune --auth-key-file "$T/old.key" --new-auth-key-file "$T/new.key" "$T/short.img"
+t_expect_output "it says nothing was changed" 'nothing was changed'
+if [ "$(sha256sum <"$T/short.img")" = "$sum" ]; then
+	t_ok "unreadable data: image byte-identical after the refusal"
+else
+	t_fail "unreadable data: image changed by a refused rekey"
+fi
+rm -rf "$T/big" "$T/short.img"
 
 # --- a resume needs the key the change started with ---
 cp "$T/t.img" "$T/r.img"
