@@ -9,12 +9,11 @@ rewrites the chunk tree leaves and signs them again.  With "changed", one
 byte inside the chunk tree leaf at CHUNK_ROOT is flipped: the restore must
 refuse to sign it.  The dump must be uncompressed (btrfs-image -c 0).
 """
-import hashlib
-import hmac
 import struct
 import sys
 
-SUPER_SIZE = 4096
+from oracle import SUPER_SIZE, mac
+
 MAGIC_OFFSET = 64
 FSID_OFFSET = 32
 NUM_DEVICES_OFFSET = 136
@@ -32,8 +31,7 @@ def main():
     sb = magic - MAGIC_OFFSET
     fsid = bytes(dump[sb + FSID_OFFSET:sb + FSID_OFFSET + 16])
     dump[sb + NUM_DEVICES_OFFSET:sb + NUM_DEVICES_OFFSET + 8] = struct.pack('<Q', 2)
-    dump[sb:sb + 32] = hmac.new(key, bytes(dump[sb + 32:sb + SUPER_SIZE]),
-                                hashlib.sha256).digest()
+    dump[sb:sb + 32] = mac(key, bytes(dump[sb + 32:sb + SUPER_SIZE]))
     if mode == 'changed':
         header = dump.find(fsid + struct.pack('<Q', int(chunk_root)), sb + SUPER_SIZE)
         if header < 32:
