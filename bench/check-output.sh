@@ -26,7 +26,7 @@ if want kernel; then
 	done
 fi
 if want progs; then
-	for t in mkfs mkfs-cpu check check-cpu; do
+	for t in mkfs mkfs-cpu check check-cpu hash; do
 		for v in crc32c sha256 hmac; do expected+=("progs/$t/$v"); done
 	done
 	expected+=(progs/rekey/wall progs/rekey/cpu progs/read/wall progs/cores/n progs/rekey-libgcrypt/wall progs/rekey-libgcrypt/cpu progs/openssl-hmac/cpu progs/openssl-hmac/wall

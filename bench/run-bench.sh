@@ -80,12 +80,12 @@ want() { [[ ,$parts, == *,$1,* ]]; }
 if [ "$smoke" = 1 ]; then
 	: "${reps:=1}" "${boots:=1}" "${parallel_boots:=1}"
 	k_mib=24 k_rand=300 k_files=300 k_hash=512 k_img=1G
-	p_mib=32 p_small=200 p_seconds=1
+	p_mib=32 p_small=200 p_seconds=1 p_blocks=5000
 	t_loads=2
 else
 	: "${reps:=5}" "${boots:=3}" "${parallel_boots:=0}"
 	k_mib=256 k_rand=4000 k_files=4000 k_hash=8192 k_img=2G
-	p_mib=512 p_small=2000 p_seconds=3
+	p_mib=512 p_small=2000 p_seconds=3 p_blocks=100000
 	t_loads=7
 fi
 [[ $reps =~ ^[1-9][0-9]*$ ]] || ba_die "--reps wants a positive number"
@@ -246,6 +246,30 @@ openssl_rate() {
 		awk -F: '/^\+F:/ { r = $4 } END { if (r == "") exit 1; print r }'
 }
 
+# The checksums alone, as btrfs-progs computes them: hash-speedtest over
+# $p_blocks blocks of 4 KiB each (SHA-NI and CRC32 instructions where the
+# CPU has them), round $1.  Its contestants run one after the other in a
+# fixed order, so only the rounds are interleaved with the other figures.
+time_hashes() {
+	local r=$1 log=$out/logs/hash-speedtest.log impl v name ns
+	"$progs/hash-speedtest" --time "$p_blocks" >"$out/raw/hash-speedtest.txt" 2>>"$log" ||
+		ba_die "hash-speedtest failed (see $log)"
+	cat "$out/raw/hash-speedtest.txt" >>"$log"
+	for v in crc32c sha256 hmac; do
+		case $v in
+		crc32c) name=CRC32C ;;
+		sha256) name=SHA256 ;;
+		hmac) name=HMAC-SHA256 ;;
+		esac
+		impl=NI
+		grep -q "^ *$name-NI: nsecs:" "$out/raw/hash-speedtest.txt" || impl=ref
+		ns=$(awk -v n="$name-$impl:" '$1 == n && $2 == "nsecs:" { sub(",", "", $3); print $3 }' \
+			"$out/raw/hash-speedtest.txt")
+		[ -n "$ns" ] || ba_die "no $name time in hash-speedtest's output (see $log)"
+		record progs hash "$v" "$r" "$(awk -v ns="$ns" 'BEGIN { printf "%.6f", ns / 1e9 }')" 0 s
+	done
+}
+
 # $1: bin dir of a btrfs-progs build, $2: figure name, $3: round.  Rekeys
 # the hmac image from the current key to the other one, then swaps them.
 time_rekey() {
@@ -274,6 +298,7 @@ part_progs() {
 	make_tree "$tree" "$p_mib" "$p_small"
 	bytes=$(find "$tree" -type f -printf '%s\n' | awk '{ n += $1 } END { print n }')
 	echo "$bytes" >"$out/raw/progs-data-bytes.txt"
+	echo "$p_blocks" >"$out/raw/hash-blocks.txt"
 	new_key "$keys/old.key"
 	new_key "$keys/new.key"
 	for ((r = 0; r < reps; r++)); do
@@ -298,6 +323,7 @@ part_progs() {
 			record progs check "$v" "$r" "$wc" 0 s
 			record progs check-cpu "$v" "$r" "$cpu" 0 s
 		done
+		time_hashes "$r"
 	done
 	# Rekey (two HMACs per data block: verify with the old key, sign with
 	# the new, on every core; tree blocks more) next to openssl's

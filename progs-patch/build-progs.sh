@@ -4,8 +4,9 @@
 # Prints ONE line on stdout: the absolute path of a directory with the built
 # executables (mkfs.btrfs btrfs btrfstune btrfs-image btrfs-find-root
 # btrfs-convert btrfs-map-logical btrfs-select-super btrfs-corrupt-block
-# hash-vectest fssum, and btrfstune-failpoints: btrfstune with the kill
-# points the crash tests use, which the btrfstune that is installed lacks).  Everything else goes to stderr.
+# hash-vectest hash-speedtest fssum, and btrfstune-failpoints: btrfstune with
+# the kill points the crash tests use, which the btrfstune that is installed
+# lacks).  Everything else goes to stderr.
 #
 # The result lives in $BTRFS_AUTH_CACHE/progs/<source-version>-<series-hash>/
 # (series hash over series, patches and this script), so a warm call only
@@ -52,7 +53,7 @@ esac
 progs_cache=$BA_CACHE/progs
 pristine_root=$progs_cache/pristine
 # Executables every caller may rely on; btrfs-convert only if configured.
-required_bins="mkfs.btrfs btrfs btrfstune btrfs-image btrfs-find-root btrfs-map-logical btrfs-select-super btrfs-corrupt-block hash-vectest fssum"
+required_bins="mkfs.btrfs btrfs btrfstune btrfs-image btrfs-find-root btrfs-map-logical btrfs-select-super btrfs-corrupt-block hash-vectest hash-speedtest fssum"
 # Built only by the patched series (tests of the change's crash safety).
 patched_bins="btrfstune-failpoints"
 
@@ -104,7 +105,7 @@ build_tree() {
 		cd "$src"
 		./autogen.sh
 		./configure "${flags[@]}"
-		make -j2 all hash-vectest btrfs-corrupt-block fssum
+		make -j2 all hash-vectest hash-speedtest btrfs-corrupt-block fssum
 		[ "$patched" = 0 ] || make -j2 "$patched_bins"
 	) >"$log" 2>&1 || {
 		tail -n 40 "$log" >&2

@@ -136,6 +136,34 @@ t_physical() {
 	awk -v c="$copy" '$1 == "mirror" && $2 == c { print $6; exit }' "$T/map"
 }
 
+# Data sectors with a checksum on image $1 (key file $2 if given): their
+# logical addresses, one per line, in the checksum tree's order.  Select
+# with sed, which reads them all: head's early exit would fail the pipe.
+t_csum_logicals() {
+	local -a k=()
+	[ -z "${2:-}" ] || k=(--auth-key-file "$2")
+	"$BIN/btrfs" inspect-internal dump-tree "${k[@]}" -t csum --csum-items \
+		"$1" >"$T/csums" || ba_die "cannot list the data checksums of $1"
+	sed -n 's/^[[:space:]]*\[\([0-9]*\)\] 0x.*/\1/p' "$T/csums"
+}
+
+# Remember the content of image $1; t_expect_unchanged compares it later.
+t_remember() {
+	sha256sum <"$1" >"$1.sum"
+}
+
+# Image $1 is byte-identical to what t_remember saw: after $2 (a refusal)
+# nothing was written.
+t_expect_unchanged() {
+	local img=$1 what=$2
+	if sha256sum <"$img" | cmp -s - "$img.sum"; then
+		t_ok "$what: the image is byte-identical"
+	else
+		t_fail "$what: the image changed"
+	fi
+	rm -f "$img.sum"
+}
+
 # Sparse image file $1 of size $2.
 t_image() {
 	rm -f "$1"

@@ -15,7 +15,7 @@ MARK=$BA_CACHE/progs/per-patch-build-$KEY.ok
 
 build_step() {
 	local src=$1 what=$2 log=$3
-	if ! (cd "$src" && make -j2 all hash-vectest btrfs-corrupt-block fssum) >"$log" 2>&1; then
+	if ! (cd "$src" && make -j2 all hash-vectest hash-speedtest btrfs-corrupt-block fssum) >"$log" 2>&1; then
 		tail -n 30 "$log" >&2
 		t_fail "$what: the build fails"
 		return 1

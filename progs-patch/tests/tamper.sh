@@ -18,9 +18,7 @@ check() { "$BIN/btrfs" check --check-data-csum --auth-key-file "$T/k.key" "$@"; 
 t_expect_ok "the untouched image checks clean" check "$T/good.img"
 
 # --- one data byte ---
-"$BIN/btrfs" inspect-internal dump-tree --auth-key-file "$T/k.key" -t csum \
-	--csum-items "$T/good.img" >"$T/csums"
-logical=$(sed -n 's/^[[:space:]]*\[\([0-9]*\)\] 0x[0-9a-f]*.*/\1/p;T;q' "$T/csums")
+logical=$(t_csum_logicals "$T/good.img" "$T/k.key" | sed -n 1p)
 [ -n "$logical" ] || ba_die "no data checksum found"
 phys=$(t_physical "$T/good.img" "$logical" 1 "$T/k.key")
 [ -n "$phys" ] || ba_die "cannot map data at $logical"
