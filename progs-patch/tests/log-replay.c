@@ -8,12 +8,16 @@
  * durable, so the log's order is the order in which writes became durable.
  *
  *   log-replay --flushes LOG      print the number of flushes LOG holds
- *   log-replay LOG N IMAGE [odd]  apply to IMAGE the writes that the first
+ *   log-replay LOG N IMAGE [odd|torn=OFFSET]
+ *                                 apply to IMAGE the writes that the first
  *                                 N flushes made durable (N = 0: none), or
  *                                 every write, flushed or not, for "all";
  *                                 with "odd" also the 1st, 3rd, 5th ... of
  *                                 the writes the next flush would have made
- *                                 durable: a cache that wrote out of order
+ *                                 durable: a cache that wrote out of order;
+ *                                 with "torn=OFFSET" the first 2 KiB at
+ *                                 OFFSET of the last of them that wrote
+ *                                 there (a superblock): a torn write
  *
  * The log format is the kernel's (drivers/md/dm-log-writes.c): a superblock
  * in sector 0, then one sector per entry, each write entry followed by its
@@ -22,6 +26,7 @@
  * Exit status: 0 done, 1 a malformed log or an I/O error, 2 usage.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +44,7 @@
 #define LOG_FLUSH (1U << 0)
 #define LOG_DISCARD (1U << 2)
 #define LOG_MARK (1U << 3)
+#define TORN_BYTES 2048
 
 struct log_super {
 	uint64_t magic;
@@ -64,6 +70,9 @@ struct replay {
 	bool all;		/* every write, or those of the first @want flushes */
 	uint64_t want;
 	bool odd;		/* and every other write the next flush would keep */
+	long long tear_at;	/* and 2 KiB of the last of them there; -1: none */
+	struct log_entry torn;	/* that write, and its data's offset in the log */
+	off_t torn_data;
 	uint64_t flushes;
 };
 
@@ -148,6 +157,30 @@ static int next_entry(struct replay *r, off_t *off, struct log_entry *e, off_t *
 	return 0;
 }
 
+/* Whether write @e wrote the TORN_BYTES at byte @at. */
+static bool covers(const struct replay *r, const struct log_entry *e, long long at)
+{
+	uint64_t first = (uint64_t)at / r->sectorsize;
+	uint64_t last = ((uint64_t)at + TORN_BYTES - 1) / r->sectorsize;
+
+	return e->nr_sectors && e->sector <= first && last < e->sector + e->nr_sectors;
+}
+
+/* The torn write: its TORN_BYTES at tear_at landed, the rest did not. */
+static int tear(struct replay *r)
+{
+	off_t skip = (off_t)(r->tear_at - (long long)(r->torn.sector * r->sectorsize));
+	char buf[TORN_BYTES];
+
+	if (r->tear_at > r->image_size - TORN_BYTES)
+		return fail("the torn write lies beyond the end of the image", NULL);
+	if (read_exact(r->log, buf, sizeof(buf), r->torn_data + skip))
+		return 1;
+	if (pwrite(r->image, buf, sizeof(buf), (off_t)r->tear_at) != (ssize_t)sizeof(buf))
+		return fail("cannot write", "the image");
+	return 0;
+}
+
 /*
  * Past the wanted flush (cut), writes were in the volatile cache: lost, or
  * with @odd the 1st, 3rd, ... of them landed, up to the next flush.  The data
@@ -171,6 +204,10 @@ static int replay_log(struct replay *r)
 		cut = cut || (!r->all && r->flushes == r->want);
 		if (r->image < 0 || !e.nr_sectors || (e.flags & LOG_MARK))
 			continue;
+		if (cut && r->tear_at >= 0 && covers(r, &e, r->tear_at)) {
+			r->torn = e;
+			r->torn_data = data;
+		}
 		if (cut && (!r->odd || unflushed++ % 2))
 			continue;
 		if (apply_write(r, &e, data))
@@ -181,6 +218,8 @@ static int replay_log(struct replay *r)
 			r->flushes, r->want);
 		return 1;
 	}
+	if (r->torn.nr_sectors && tear(r))
+		return 1;
 	if (r->image >= 0 && fsync(r->image) < 0)
 		return fail("cannot fsync", "the image");
 	return 0;
@@ -189,7 +228,7 @@ static int replay_log(struct replay *r)
 static int usage(void)
 {
 	fputs("usage: log-replay --flushes LOG\n"
-	      "       log-replay LOG N|all IMAGE [odd]\n", stderr);
+	      "       log-replay LOG N|all IMAGE [odd|torn=OFFSET]\n", stderr);
 	return 2;
 }
 
@@ -207,9 +246,25 @@ static int parse_want(struct replay *r, const char *arg)
 	return errno || end == arg || *end || arg[0] == '-' ? -1 : 0;
 }
 
+/* How the writes after the last flush wanted are lost: "odd" or "torn=OFFSET". */
+static int parse_lost(struct replay *r, const char *arg)
+{
+	char *end;
+
+	if (!strcmp(arg, "odd")) {
+		r->odd = true;
+		return 0;
+	}
+	if (strncmp(arg, "torn=", 5) || !isdigit((unsigned char)arg[5]))
+		return -1;
+	errno = 0;
+	r->tear_at = strtoll(arg + 5, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct replay r = { .log = -1, .image = -1 };
+	struct replay r = { .log = -1, .image = -1, .tear_at = -1 };
 	struct stat st;
 	int ret;
 
@@ -218,9 +273,8 @@ int main(int argc, char **argv)
 		ret = open_log(&r, argv[2]) || replay_log(&r);
 		if (!ret)
 			printf("%" PRIu64 "\n", r.flushes);
-	} else if (argc == 4 || (argc == 5 && !strcmp(argv[4], "odd"))) {
-		r.odd = argc == 5;
-		if (parse_want(&r, argv[2]) || (r.odd && r.all))
+	} else if (argc == 4 || argc == 5) {
+		if (parse_want(&r, argv[2]) || (argc == 5 && (r.all || parse_lost(&r, argv[4]))))
 			return usage();
 		ret = open_log(&r, argv[1]);
 		if (!ret) {
