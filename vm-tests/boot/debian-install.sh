@@ -142,6 +142,7 @@ bad_input_on_host() {
 stage_machine() {
 	local r=$root
 	echo ba-install-test >"$r/etc/hostname"
+	ba_mask_idle_units "$r"
 	tr -d '-' </proc/sys/kernel/random/uuid >"$r/etc/machine-id"
 	printf 'UUID=%s / btrfs defaults 0 0\n' "$uuid" >"$r/etc/fstab"
 	# GRUB's configuration, without GRUB: the host is the boot loader and

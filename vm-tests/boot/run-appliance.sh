@@ -85,6 +85,7 @@ stage_tree() {
 	DESTDIR=$t "$MESON" install -C "$BUILD_DIR" --no-rebuild --quiet >"$work/meson-install.log" 2>&1 ||
 		ba_die "meson install into the tree failed: $(tail -n 5 "$work/meson-install.log")"
 	echo ba-appliance >"$t/etc/hostname"
+	ba_mask_idle_units "$t"
 	: >"$t/etc/machine-id"
 	install -D -m 0755 "$here/guest/ba-report" "$t/usr/local/libexec/ba-report"
 	install -D -m 0644 "$here/guest/ba-report.service" "$t/etc/systemd/system/ba-report.service"
@@ -120,6 +121,7 @@ build_image() {
 		--tpm2-device "$BA_SIGNING_TCTI" \
 		--dracut-arg --drivers --dracut-arg "$BA_GUEST_INITRD_DRIVERS" \
 		--dracut-arg --omit --dracut-arg "$BA_GUEST_UNUSED_DRACUT_MODULES" \
+		--dracut-arg --compress --dracut-arg "$BA_GUEST_INITRD_COMPRESS" \
 		--cmdline "$(ba_vm_cmdline 0 ' systemd.firstboot=off ba.report=1')" \
 		--provisioning-key-out "$work/provisioning.key" >"$work/build.log" 2>&1 ||
 		ba_die "btrfs-auth-image failed: $(tail -n 5 "$work/build.log")"

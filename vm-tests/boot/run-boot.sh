@@ -164,6 +164,7 @@ finish_root() {
 		printf 'UUID=%s / btrfs auth_key=btrfs:root 0 0\n' "$uuid" >"$r/etc/fstab"
 	fi
 	echo ba-boot-test >"$r/etc/hostname"
+	ba_mask_idle_units "$r"
 	tr -d '-' </proc/sys/kernel/random/uuid >"$r/etc/machine-id"
 	install -D -m 0755 "$REPORT" "$r/usr/local/libexec/ba-report"
 	install -D -m 0644 "$here/guest/ba-report.service" "$r/etc/systemd/system/ba-report.service"
@@ -219,7 +220,7 @@ make_initramfs() {
 	[ ! -d "$work/initrd-keys" ] || cp -a "$work/initrd-keys/." "$d/keys/"
 	printf 'btrfs_auth_stagedir="%s"\nbtrfs_auth_confdir="%s"\n' "$work/root" "$d/keys" >"$d/dracut.conf"
 	dracutbasedir=$d/base dracut --conf "$d/dracut.conf" --confdir "$d/conf.d" --tmpdir "$d/tmp" \
-		--no-hostonly --no-hostonly-cmdline --no-early-microcode --compress=zstd \
+		--no-hostonly --no-hostonly-cmdline --no-early-microcode --compress "$BA_GUEST_INITRD_COMPRESS" \
 		--kmoddir "$work/modroot/lib/modules/$abi" --kver "$abi" \
 		--add "btrfs btrfs-auth" --drivers "$BA_GUEST_INITRD_DRIVERS" \
 		--omit "$BA_GUEST_UNUSED_DRACUT_MODULES" "${DRACUT_EXTRA_ARGS[@]}" \

@@ -34,8 +34,6 @@ PROMPT='Recovery passphrase for btrfs:root'
 
 scenario_finish_root() {
 	local r=$work/root
-	# The test plays the administrator on ttyS0: no getty competes for it.
-	ln -sf /dev/null "$r/etc/systemd/system/serial-getty@ttyS0.service"
 	install -D -m 0755 "$here/guest/ba-export-keys" "$r/usr/local/libexec/ba-export-keys"
 	mkdir -p "$work/initrd-keys"
 	# Time for a person at the prompt; the initramfs update hands the files to the host.

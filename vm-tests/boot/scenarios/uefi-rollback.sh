@@ -45,8 +45,6 @@ scenario_finish_root() {
 	local r=$work/root
 	[ -s "$work/root.rollback" ] || ba_die "enroll --rollback-index wrote no root.rollback"
 	[ -s "$r/etc/btrfs-auth/root.rollback" ] || ba_die "the image's /etc/btrfs-auth has no root.rollback"
-	# Boot 6 is typed on ttyS0: no getty competes for it.
-	ln -sf /dev/null "$r/etc/systemd/system/serial-getty@ttyS0.service"
 	mkdir -p "$work/initrd-keys"
 	printf 'BTRFS_AUTH_PIN_TIMEOUT=%s\n' "$PIN_TIMEOUT" |
 		tee "$r/etc/btrfs-auth/btrfs-auth.conf" >"$work/initrd-keys/btrfs-auth.conf"

@@ -25,8 +25,6 @@ PROMPT='Recovery passphrase for btrfs:root'
 
 scenario_finish_root() {
 	local r=$work/root
-	# Boot 3 is typed on ttyS0: no getty competes for it.
-	ln -sf /dev/null "$r/etc/systemd/system/serial-getty@ttyS0.service"
 	mkdir -p "$work/initrd-keys"
 	printf 'BTRFS_AUTH_PIN_TIMEOUT=600\n' | tee "$r/etc/btrfs-auth/btrfs-auth.conf" >"$work/initrd-keys/btrfs-auth.conf"
 }
