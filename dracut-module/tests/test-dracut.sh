@@ -105,6 +105,20 @@ has '\S+' "$L/modules/$kver/kernel/fs/fat/vfat\\.ko.*" "vfat, for an appliance's
 has '\S+' '(usr/)?bin/systemd-ask-password' "systemd-ask-password, for PINs"
 has '\S+' '(usr/)?sbin/halt' "halt, which dracut's emergency handler runs to fail closed"
 has '\S+' "$L/systemd/system/systemd-pcrphase-initrd\\.service" "systemd-pcrphase-initrd: PCR 11's boot phases"
+has '\S+' "((usr/)?lib|etc)/systemd/system/initrd\\.target\\.wants/systemd-pcrphase-initrd\\.service" "systemd-pcrphase-initrd runs in the initrd"
+for lib in libtss2-esys libtss2-rc libtss2-mu; do
+	has '\S+' "$L/x86_64-linux-gnu/$lib\\.so\\.0" "$lib, which systemd-pcrphase dlopen()s"
+done
+# What dracut's tpm2-tss module would add (through its systemd-pcrphase
+# module): nothing in the initramfs runs it.
+for extra in '(usr/)?bin/tpm2$' "$L/x86_64-linux-gnu/libtss2-fapi\\.so" "$L/x86_64-linux-gnu/libcurl" \
+	"$L/x86_64-linux-gnu/libgnutls" "$L/x86_64-linux-gnu/libkrb5\\.so"; do
+	if grep -qE " $extra" "$tmp/list"; then
+		not_ok "$extra is in the image (dracut's tpm2-tss module came in)"
+	else
+		ok "no ${extra##*/} in the image"
+	fi
+done
 if lsinitrd -f etc/cmdline.d/00-btrfs-auth.conf "$tmp/initrd.img" 2>/dev/null |
 	grep -qx 'rd.shell=0 rd.emergency=halt'; then
 	ok "failures halt instead of opening a shell"

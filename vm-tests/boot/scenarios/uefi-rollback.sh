@@ -7,36 +7,36 @@
 # counter (0x01b7a001), and writes the anchor root.rollback, which the
 # image's /etc/btrfs-auth and the initramfs carry.  One swtpm state for
 # all boots.
-#   1-3. Unattended boots: each records the generation it finds, then
+#   1-2. Unattended boots: each records the generation it finds, then
 #      commits newer ones (the journal, ba-report's count of the root's
 #      boots; the host checks that the primary superblock's grows).  A copy
-#      of the root image is kept after boot 1: boot 2 records its
-#      generation, boot 3 a newer one.
-#   4. That copy booted (boot 3 recorded a newer generation): "is older
+#      of the root image is kept as mkfs made it, before boot 1: boot 1
+#      records its generation, boot 2 a newer one.
+#   3. That copy booted (boot 2 recorded a newer generation): "is older
 #      than this machine's last boot", nobody types the recovery
 #      passphrase, the prompt times out (BTRFS_AUTH_PIN_TIMEOUT, short
 #      here), the root is not mounted, the initramfs halts.
-#   5. Only the copy's primary superblock (4 KiB at 64 KiB) written over
+#   4. Only the copy's primary superblock (4 KiB at 64 KiB) written over
 #      the current image, whose backup superblock is current: refused the
 #      same way.
-#   6. The whole copy again, and the recovery passphrase typed at the
+#   5. The whole copy again, and the recovery passphrase typed at the
 #      prompt: the older disk is accepted and booted (its own boot count
-#      says 2: it is the copy, not the image of boots 2 and 3); it is the
+#      says 1: it is the copy, not the image of boots 1 and 2); it is the
 #      current disk from now on.
-#   7. Unattended again: the generation boot 6 recorded is the floor now.
-#   8. The record deleted from the TPM on the host (owner authorization,
+#   6. Unattended again: the generation boot 5 recorded is the floor now.
+#   7. The record deleted from the TPM on the host (owner authorization,
 #      tpm2_nvundefine on the swtpm state): "rollback record", fail closed.
 # The passphrase must appear in no console log.
 FIRMWARE=uefi
 RECOVERY=1
 ROLLBACK_INDEX=0x01b7a000
 ENROLL_ARGS="--signed-policy=/ba/in/pcr.pem --argon2-memory=32 --argon2-time=1 --rollback-index=$ROLLBACK_INDEX"
-# ba-report counts boots on the root itself: boots 6 and 7 (the copy of
-# boot 1) are its 2nd and 3rd; the refused boots never reach it.
-BOOT_PLAN=first,again,again,fail-closed,fail-closed,restored,again,fail-closed
+# ba-report counts boots on the root itself: boots 5 and 6 (the copy made
+# before boot 1) are its 1st and 2nd; the refused boots never reach it.
+BOOT_PLAN=first,again,fail-closed,fail-closed,restored,again,fail-closed
 PROMPT='Recovery passphrase for btrfs:root'
-# Long enough to type at under TCG (boot 6), short enough that the
-# refused boots 4 and 5 do not wait long for nobody.
+# Long enough to type at under TCG (boot 5), short enough that the
+# refused boots 3 and 4 do not wait long for nobody.
 PIN_TIMEOUT=20
 SB_PRIMARY=65536
 SB_BACKUP=67108864
@@ -50,8 +50,8 @@ scenario_finish_root() {
 		tee "$r/etc/btrfs-auth/btrfs-auth.conf" >"$work/initrd-keys/btrfs-auth.conf"
 }
 
-# The copy of the root image kept after boot 1.
-saved() { echo "$work/root-before-boot-2.img"; }
+# The copy of the root image kept before boot 1.
+saved() { echo "$work/root-before-boot-1.img"; }
 
 # sb_generation IMAGE OFFSET: the generation field of the superblock copy at OFFSET.
 sb_generation() {
@@ -60,21 +60,26 @@ sb_generation() {
 
 scenario_boot_args() {
 	case $1 in
-	4) boot_root_img=$(saved) ;;
-	6)
-		(umask 077 && printf '%s\t%s\n' "$PROMPT" "$(cat "$work/passphrase")" >"$work/boot-6.typing")
-		boot_extra_args+=(--console-input "$work/boot-6.typing")
+	1)
+		# The image as mkfs made it: older than what boot 2 finds.
+		cp --sparse=always "$work/root.img" "$(saved)" || ba_die "cannot copy the root image"
+		step "kept a copy of the root image before boot 1 (generation $(sb_generation "$(saved)" "$SB_PRIMARY"))"
+		;;
+	3) boot_root_img=$(saved) ;;
+	5)
+		(umask 077 && printf '%s\t%s\n' "$PROMPT" "$(cat "$work/passphrase")" >"$work/boot-5.typing")
+		boot_extra_args+=(--console-input "$work/boot-5.typing")
 		;;
 	esac
 }
 
 scenario_patterns() {
 	case $1 in
-	4 | 5) FAIL_CLOSED_PATTERNS=(
+	3 | 4) FAIL_CLOSED_PATTERNS=(
 		'btrfs-auth\[[0-9]+\]: .*is older than this machine.s last boot'
 		'FAILED.*Failed to start .*btrfs-auth')
 		;;
-	8) FAIL_CLOSED_PATTERNS=(
+	7) FAIL_CLOSED_PATTERNS=(
 		'btrfs-auth\[[0-9]+\]: .*rollback record'
 		'FAILED.*Failed to start .*btrfs-auth')
 		;;
@@ -89,7 +94,7 @@ older_said() { grep -q -E 'btrfs-auth\[[0-9]+\]: .*is older than this machine.s 
 delete_record() {
 	ba_swtpm_tcp_start "$work/tpm" "$work/swtpm-nvundefine.log" || ba_die "swtpm on the machine's TPM state did not start"
 	tpm2_nvreadpublic -T "$BA_SWTPM_TCTI" "$ROLLBACK_INDEX" >/dev/null 2>&1 ||
-		ba_die "the TPM has no NV index $ROLLBACK_INDEX after seven boots"
+		ba_die "the TPM has no NV index $ROLLBACK_INDEX after six boots"
 	tpm2_nvundefine -T "$BA_SWTPM_TCTI" -C o "$ROLLBACK_INDEX" >"$work/nvundefine.log" 2>&1 ||
 		ba_die "tpm2_nvundefine $ROLLBACK_INDEX failed: $(tail -n 3 "$work/nvundefine.log")"
 	! tpm2_nvreadpublic -T "$BA_SWTPM_TCTI" "$ROLLBACK_INDEX" >/dev/null 2>&1 ||
@@ -103,7 +108,7 @@ scenario_after_boot() {
 	! grep -qF -f "$work/passphrase" "$work/console-$1.log" "$work/console-$1.markers" ||
 		ba_die "boot $1: the recovery passphrase appears in the console log"
 	case $1 in
-	[1-3] | 7)
+	[1-2] | 6)
 		! older_said "$1" || ba_die "boot $1: an unattended boot of the current disk was called older"
 		# Each boot must leave a newer disk than the one it recorded, or nothing here could be older.
 		g=$(sb_generation "$work/root.img" "$SB_PRIMARY")
@@ -117,13 +122,11 @@ scenario_after_boot() {
 	1)
 		lsinitrd "$work/initrd.img" >"$work/lsinitrd.txt" 2>&1 || ba_die "lsinitrd failed: $(tail -n 3 "$work/lsinitrd.txt")"
 		grep -q 'etc/btrfs-auth/root\.rollback$' "$work/lsinitrd.txt" || ba_die "the initramfs has no root.rollback"
-		cp --sparse=always "$work/root.img" "$(saved)" || ba_die "cannot copy the root image"
-		step "kept a copy of the root image (generation $(sb_generation "$(saved)" "$SB_PRIMARY"))"
+		;;
+	2)
+		step "boot 3 boots the copy from before boot 1: generation $(sb_generation "$(saved)" "$SB_PRIMARY"), the disk is at $last_generation"
 		;;
 	3)
-		step "boot 4 boots the copy from before boot 2: generation $(sb_generation "$(saved)" "$SB_PRIMARY"), the disk is at $last_generation"
-		;;
-	4)
 		# Its superblock copy, written over the current image's primary one only.
 		dd if="$(saved)" of="$work/root.img" bs=4096 skip=$((SB_PRIMARY / 4096)) seek=$((SB_PRIMARY / 4096)) \
 			count=1 conv=notrunc status=none || ba_die "cannot write the old primary superblock"
@@ -133,19 +136,19 @@ scenario_after_boot() {
 		fi
 		step "wrote the copy's primary superblock (generation $s) over the current image (backup at $b)"
 		;;
-	5)
+	4)
 		# The image with the old primary superblock is not needed again: the whole copy replaces it.
 		mv "$(saved)" "$work/root.img"
-		step "put back the whole copy from before boot 2 (generation $(sb_generation "$work/root.img" "$SB_PRIMARY"))"
+		step "put back the whole copy from before boot 1 (generation $(sb_generation "$work/root.img" "$SB_PRIMARY"))"
 		;;
-	6)
-		older_said 6 || ba_die "boot 6: the console does not say the disk is older than the last boot"
-		[ -s "$work/console-6.log.typed" ] || ba_die "boot 6: the recovery passphrase was never asked for"
-		tr -d '\r' <"$work/console-6.markers" | grep -q '^BA-INFO: boots-of-this-root 2$' ||
-			ba_die "boot 6 did not boot the copy kept after boot 1 (ba-report counts $(tr -d '\r' <"$work/console-6.markers" | sed -n 's/^BA-INFO: boots-of-this-root //p'))"
+	5)
+		older_said 5 || ba_die "boot 5: the console does not say the disk is older than the last boot"
+		[ -s "$work/console-5.log.typed" ] || ba_die "boot 5: the recovery passphrase was never asked for"
+		tr -d '\r' <"$work/console-5.markers" | grep -q '^BA-INFO: boots-of-this-root 1$' ||
+			ba_die "boot 5 did not boot the copy kept before boot 1 (ba-report counts $(tr -d '\r' <"$work/console-5.markers" | sed -n 's/^BA-INFO: boots-of-this-root //p'))"
 		last_generation=$(sb_generation "$work/root.img" "$SB_PRIMARY")
-		step "boot 6: the older disk, accepted with the recovery passphrase, booted (its 2nd boot)"
+		step "boot 5: the older disk, accepted with the recovery passphrase, booted (its 1st boot)"
 		;;
-	7) delete_record ;;
+	6) delete_record ;;
 	esac
 }
