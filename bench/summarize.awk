@@ -8,9 +8,11 @@
 #       (bytes as MB, 10^6); best is the lowest time or the highest rate
 #   awk -v pairs=SPEC -f summarize.awk SPEC results.tsv
 #       SPEC is a file of lines "LABEL KEY_A KEY_B" (KEY = part/test/variant):
-#       prints "LABEL n paired_median paired_min paired_max ratio_of_medians"
-#       where paired ratios divide A's figure by B's within the same round,
-#       which were measured next to each other.
+#       prints "LABEL n paired_median paired_min paired_max ratio_of_medians
+#       paired_mean ci95" where paired ratios divide A's figure by B's
+#       within the same round, which were measured next to each other, and
+#       ci95 is the half width of the paired mean's 95 % confidence interval
+#       (normal approximation; nan with fewer than 2 rounds).
 BEGIN { FS = OFS = "\t" }
 
 function figure(seconds, amount, unit) {
@@ -32,6 +34,15 @@ function sort_num(a, n,    i, j, t) {
 function median(a, n) {
 	sort_num(a, n)
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
+# "MEAN<TAB>HALF_WIDTH" of a[1..n]: the mean and its 95 % interval's half width.
+function mean_ci95(a, n,    i, sum, ss, mu) {
+	for (i = 1; i <= n; i++) sum += a[i]
+	mu = sum / n
+	if (n < 2) return sprintf("%.4f\tnan", mu)
+	for (i = 1; i <= n; i++) ss += (a[i] - mu) ^ 2
+	return sprintf("%.4f\t%.4f", mu, 1.96 * sqrt(ss / (n - 1) / n))
 }
 
 FNR == NR && pairs != "" && FILENAME == pairs {
@@ -73,15 +84,15 @@ END {
 			if ((b SUBSEP rr[i]) in byround && byround[b, rr[i]] != 0)
 				r[++m] = byround[a, rr[i]] / byround[b, rr[i]]
 		if (m == 0 || !(a in count) || !(b in count)) {
-			printf "%s\t0\tnan\tnan\tnan\tnan\n", plabel[k]
+			printf "%s\t0\tnan\tnan\tnan\tnan\tnan\tnan\n", plabel[k]
 			continue
 		}
 		for (i = 1; i <= count[a]; i++) fa[i] = fig[a, i]
 		for (i = 1; i <= count[b]; i++) fb[i] = fig[b, i]
 		ma = median(fa, count[a]); mb = median(fb, count[b])
-		pm = median(r, m)
-		printf "%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\n", plabel[k], m, pm, r[1], r[m],
-			mb != 0 ? ma / mb : 0
+		pm = median(r, m)                  # r is sorted now
+		printf "%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%s\n", plabel[k], m, pm, r[1], r[m],
+			mb != 0 ? ma / mb : 0, mean_ci95(r, m)
 		delete r
 	}
 }

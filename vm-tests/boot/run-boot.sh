@@ -63,8 +63,9 @@ BOOT_PLAN=first            # per boot: first, tampered, or any word ba-report kn
                            # "fail-closed": that boot must stop in the initramfs (FAIL_CLOSED_PATTERNS)
 RECOVERY=0                 # 1: enroll with a recovery passphrase (random, in $work/passphrase)
 # Scenario hooks, all optional: scenario_finish_root (the image's root is
-# in $work/root), scenario_boot_args N (append run-vm.sh arguments to the
-# array boot_extra_args), scenario_after_boot N (host steps after boot N),
+# in $work/root), scenario_before_boot N (host steps before boot N),
+# scenario_boot_args N (append run-vm.sh arguments to the array
+# boot_extra_args), scenario_after_boot N (host steps after boot N),
 # scenario_finish (host checks once every boot went as planned).
 EXPECT=pass                # or "fail-closed"
 FAIL_CLOSED_PATTERNS=()    # EREs the console must all show when failing closed
@@ -260,6 +261,7 @@ boot() {
 	tpm_args=(--tpm-state "$tpm")
 	[ "$ROOT_IMAGE" != sha256-plain ] || tpm_args=()
 	boot_root_img=$work/root.img boot_extra_args=()
+	call_hook scenario_before_boot "$n"
 	call_hook scenario_boot_args "$n"
 	args=(--disk "$boot_root_img,serial=ba-root"
 		"${tpm_args[@]}" --mem "$MEM" --timeout 900 --poweroff-grace "$BA_SYSTEMD_POWEROFF_GRACE"

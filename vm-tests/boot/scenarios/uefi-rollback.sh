@@ -58,13 +58,15 @@ sb_generation() {
 	od -An -t u8 -j $(($2 + 0x48)) -N 8 "$1" | tr -d ' '
 }
 
+# The image as mkfs made it: older than what boot 2 finds.
+scenario_before_boot() {
+	[ "$1" = 1 ] || return 0
+	cp --sparse=always "$work/root.img" "$(saved)" || ba_die "cannot copy the root image"
+	step "kept a copy of the root image before boot 1 (generation $(sb_generation "$(saved)" "$SB_PRIMARY"))"
+}
+
 scenario_boot_args() {
 	case $1 in
-	1)
-		# The image as mkfs made it: older than what boot 2 finds.
-		cp --sparse=always "$work/root.img" "$(saved)" || ba_die "cannot copy the root image"
-		step "kept a copy of the root image before boot 1 (generation $(sb_generation "$(saved)" "$SB_PRIMARY"))"
-		;;
 	3) boot_root_img=$(saved) ;;
 	5)
 		(umask 077 && printf '%s\t%s\n' "$PROMPT" "$(cat "$work/passphrase")" >"$work/boot-5.typing")
