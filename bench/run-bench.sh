@@ -288,6 +288,20 @@ time_rekey() {
 	v=$cur cur=$next next=$v
 }
 
+# btrfs check --check-data-csum of the three images, round $1.
+time_checks() {
+	local v key_args t wc cpu
+	for v in $(order3 "$1" 1); do
+		key_args=()
+		[ "$v" != hmac ] || key_args=(--auth-key-file "$keys/old.key")
+		t=$(timed "$out/logs/check.log" "$progs/btrfs" check --readonly --check-data-csum \
+			"${key_args[@]}" "$progs_tmp/$v.img")
+		read -r wc cpu <<<"$t"
+		record progs check "$v" "$1" "$wc" 0 s
+		record progs check-cpu "$v" "$1" "$cpu" 0 s
+	done
+}
+
 part_progs() {
 	local d tree bytes r v img t wc cpu key_args cur=old next=new rate order what i
 	d=$(mktemp -d /dev/shm/ba-bench.XXXXXX 2>/dev/null) || d=$(mktemp -d "$work/progs.XXXXXX")
@@ -322,16 +336,7 @@ part_progs() {
 	done
 	say "userspace: btrfs check, $check_rounds round(s)"
 	for ((r = 0; r < check_rounds || r < reps; r++)); do
-		[ "$r" -ge "$check_rounds" ] ||
-			for v in $(order3 "$r" 1); do
-				key_args=()
-				[ "$v" != hmac ] || key_args=(--auth-key-file "$keys/old.key")
-				t=$(timed "$out/logs/check.log" "$progs/btrfs" check --readonly --check-data-csum \
-					"${key_args[@]}" "$d/$v.img")
-				read -r wc cpu <<<"$t"
-				record progs check "$v" "$r" "$wc" 0 s
-				record progs check-cpu "$v" "$r" "$cpu" 0 s
-			done
+		[ "$r" -ge "$check_rounds" ] || time_checks "$r"
 		[ "$r" -ge "$reps" ] || time_hashes "$r"
 	done
 	# Rekey (two HMACs per data block: verify with the old key, sign with

@@ -185,12 +185,9 @@ make_image() {
 		"$t"/usr/bin/x86_64-linux-gnu-lto-dump-* "$t"/usr/lib/x86_64-linux-gnu/lib{a,hwa,l,t,ub}san.so.*
 	find "$t"/usr/src/linux-headers-* -mindepth 1 -maxdepth 1 ! -name Makefile -exec rm -rf {} +
 	m=$t/lib/modules/$abi/kernel
-	rm -rf "$m/net" "$m/sound"
-	for d in gpu net media infiniband iio staging hwmon target mtd comedi isdn mmc nvme usb; do
-		rm -rf "${m:?}/drivers/$d"
-	done
-	for d in xfs smb ocfs2 nfs nfsd gfs2 f2fs ceph; do
-		rm -rf "${m:?}/fs/$d"
+	for d in net sound drivers/{gpu,net,media,infiniband,iio,staging,hwmon,target,mtd,comedi,isdn,mmc,nvme,usb} \
+		fs/{xfs,smb,ocfs2,nfs,nfsd,gfs2,f2fs,ceph}; do
+		rm -rf "${m:?}/$d"
 	done
 	# SCSI host adapters; the SCSI core stays.
 	find "$m/drivers/scsi" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
